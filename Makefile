@@ -1,0 +1,61 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+# The first Python 3.12+ on PATH (pyenv's shims honour .python-version here).
+PYTHON ?= $(shell for candidate in python3 python3.14 python3.13 python3.12; do \
+	if command -v $$candidate >/dev/null 2>&1 && \
+	   $$candidate -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
+	   command -v $$candidate; break; fi; done)
+
+.PHONY: run test install lint format migrations-check lock serve load-data clean
+
+run: install load-data
+	@echo "Serving http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/). Ctrl-C stops."
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+load-data: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py load_taxonomy data/taxonomy.json
+	$(PY) manage.py import_cases data/cases
+	$(PY) manage.py ensure_admin
+
+test: install
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.lock pyproject.toml
+	@if [ -z "$(PYTHON)" ]; then \
+		echo "No Python 3.12 or newer found on PATH. Install one (e.g. 'pyenv install 3.12')"; \
+		echo "or name it: make PYTHON=/path/to/python3.12 $(MAKECMDGOALS)"; exit 1; fi
+	@if [ ! -x $(PY) ] || ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then \
+		rm -rf $(VENV); echo "Creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); fi
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	touch $@
+
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+format: install
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
+
+migrations-check: install
+	$(PY) manage.py makemigrations --check --dry-run
+
+# Re-pin every dependency from pyproject.toml into requirements.lock.
+lock:
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
+		print('\n'.join(p['dependencies'] + p['optional-dependencies']['dev']))" > .lock-venv/wanted.txt
+	.lock-venv/bin/pip install --quiet --disable-pip-version-check -r .lock-venv/wanted.txt
+	.lock-venv/bin/pip freeze | sort > requirements.lock
+	rm -rf .lock-venv
+
+clean:
+	rm -rf $(VENV) var staticfiles

@@ -1,0 +1,67 @@
+"""Cases to the exchange format, and the fingerprint that tells whether a case changed."""
+
+import hashlib
+import json
+
+from cases.models import LIST_VOCABULARIES, CaseStep
+
+from .validation import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS, format_datetime, format_duration
+
+
+def translated(obj, field):
+    return {language: getattr(obj, f"{field}_{language}") or "" for language in LANGUAGES}
+
+
+def impact_value(case, field):
+    # A plain string is English in the format; write one when there is no Korean.
+    text = translated(case, f"impact_{field}")
+    return text["en"] if not text["ko"] else text
+
+
+def case_to_exchange(case):
+    """The case as one exchange-format object. Expects `Case.objects.for_exchange()`."""
+    data = {
+        "id": case.public_id,
+        "org": case.org.name,
+        "org_slug": case.org.slug,
+        "date": case.date.isoformat(),
+        "date_kind": case.date_kind,
+    }
+    for field in TRANSLATED_FIELDS:
+        data[field] = translated(case, field)
+    data["impact"] = {field: impact_value(case, field) for field in IMPACT_FIELDS}
+    data["severity"] = case.severity
+    for list_field, vocabulary in LIST_VOCABULARIES.items():
+        data[list_field] = [term.slug for term in case.terms_of(vocabulary)]
+    data["root_cause"] = case.root_cause.slug if case.root_cause_id else None
+    data["timeline"] = {
+        "detected_after": format_duration(case.detected_after),
+        "resolved_after": format_duration(case.resolved_after),
+    }
+    data["remediation"] = [
+        translated(step, "text") for step in case.steps_of(CaseStep.Kind.REMEDIATION)
+    ]
+    data["action_items"] = [
+        translated(step, "text") for step in case.steps_of(CaseStep.Kind.ACTION_ITEM)
+    ]
+    data["related"] = [relation.to_case.public_id for relation in case.outgoing_relations.all()]
+    data["recurrence_of"] = case.recurrence_of.public_id if case.recurrence_of_id else None
+    data["sources"] = [
+        {"url": source.url, "kind": source.kind or None, "archived": source.archived or None}
+        for source in case.sources.all()
+    ]
+    data["docs"] = list(case.docs or [])
+    data["review"] = {
+        "written_by": case.written_by or None,
+        "reviewed_at": format_datetime(case.reviewed_at),
+        "reviewed_by": case.reviewed_by or None,
+    }
+    data["updated_at"] = format_datetime(case.updated_at)
+    data["url"] = case.source_url or None
+    return data
+
+
+def fingerprint(normal_case):
+    """A stable hash of a case in its normal form (see validation.validate_case)."""
+    encoded = json.dumps(normal_case, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(encoded.encode()).hexdigest()

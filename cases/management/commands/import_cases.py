@@ -1,0 +1,74 @@
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from cases.exchange.importer import CaseImporter, ImportFailed
+from cases.exchange.reading import open_inputs
+from cases.models import Case
+
+
+class Command(BaseCommand):
+    help = (
+        "Import cases in the exchange format from files, folders (every *.json and *.jsonl "
+        "below them) or - for standard input. Validates everything before writing anything."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("paths", nargs="+", metavar="PATH")
+        parser.add_argument(
+            "--status",
+            choices=Case.Status.values,
+            default=Case.Status.PUBLISHED,
+            help="status of newly created cases (default: published)",
+        )
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="overwrite cases that an editor changed since their last import",
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="validate and report, write nothing"
+        )
+
+    def handle(self, *args, paths, status, force, dry_run, **options):
+        inputs, problems = open_inputs(paths)
+        try:
+            if problems:
+                raise ImportFailed(problems)
+            importer = CaseImporter(inputs, status=status, force=force, progress=self.progress())
+            result = importer.run(dry_run=dry_run)
+        except ImportFailed as failure:
+            for problem in failure.problems:
+                self.stderr.write(problem)
+            raise CommandError(
+                f"Nothing was imported: {len(failure.problems)} problem(s) found."
+            ) from None
+        finally:
+            for source in inputs:
+                if source.temporary:
+                    source.path.unlink(missing_ok=True)
+
+        counts = result.counts()
+        prefix = "Dry run, nothing written: would have " if dry_run else ""
+        self.stdout.write(
+            prefix + ", ".join(f"{what} {number}" for what, number in counts.items())
+        )
+        if result.skipped:
+            self.stdout.write(
+                "Skipped because an editor changed them since their last import "
+                "(--force overwrites): " + ", ".join(result.skipped)
+            )
+
+    def progress(self):
+        if not sys.stderr.isatty():
+            return None
+
+        def show(done, total):
+            width = 30
+            filled = width * done // max(total, 1)
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} cases")
+            if done >= total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+        return show

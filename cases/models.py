@@ -1,0 +1,268 @@
+"""The incident case and what it is described with.
+
+Translated fields (title, summary, labels, ...) are registered in translation.py;
+django-modeltranslation adds an `_en` and a `_ko` column for each.
+"""
+
+import re
+
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+CASE_ID_RE = re.compile(r"^IL-\d{4,}$")
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+class Vocabulary(models.TextChoices):
+    ROOT_CAUSE = "root_cause", _("Cause")
+    COMPONENT = "component", _("Component")
+    SYMPTOM = "symptom", _("Symptom")
+    CONTRIBUTING = "contributing", _("Contributing factor")
+    DOMAIN = "domain", _("Domain")
+
+
+# The exchange format's list fields, in the order it writes them, and the
+# vocabulary each one draws from.
+LIST_VOCABULARIES = {
+    "domain": Vocabulary.DOMAIN,
+    "symptoms": Vocabulary.SYMPTOM,
+    "components": Vocabulary.COMPONENT,
+    "contributing": Vocabulary.CONTRIBUTING,
+}
+
+
+class Organisation(models.Model):
+    name = models.CharField(_("name"), max_length=200)
+    slug = models.SlugField(_("slug"), max_length=200, unique=True, allow_unicode=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("organisation")
+        verbose_name_plural = _("organisations")
+
+    def __str__(self):
+        return self.name
+
+
+class Term(models.Model):
+    """One value of one taxonomy vocabulary, e.g. the component `shared-filesystem`."""
+
+    vocabulary = models.CharField(_("vocabulary"), max_length=20, choices=Vocabulary.choices)
+    slug = models.SlugField(_("slug"), max_length=100)
+    label = models.CharField(_("label"), max_length=200)
+    description = models.TextField(_("description"), blank=True)
+    # One alias a line; search matches them as it matches the label.
+    aliases = models.TextField(_("aliases"), blank=True, help_text=_("One alias a line."))
+
+    class Meta:
+        ordering = ["vocabulary", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["vocabulary", "slug"], name="term_unique_slug"),
+        ]
+        verbose_name = _("term")
+        verbose_name_plural = _("terms")
+
+    def __str__(self):
+        return f"{self.get_vocabulary_display()}: {self.label}"
+
+    @staticmethod
+    def label_from_slug(slug):
+        """The English label a term gets when an import names it before anyone labels it."""
+        return slug.replace("-", " ").capitalize()
+
+    def alias_list(self, language):
+        text = getattr(self, f"aliases_{language}") or ""
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class CaseQuerySet(models.QuerySet):
+    def published(self):
+        """What the public may see."""
+        return self.filter(status=Case.Status.PUBLISHED)
+
+    def for_exchange(self):
+        """Everything the exchange format needs, fetched in a fixed number of queries."""
+        return self.select_related("org", "root_cause", "recurrence_of").prefetch_related(
+            models.Prefetch(
+                "case_terms", queryset=CaseTerm.objects.select_related("term").order_by("position")
+            ),
+            models.Prefetch("steps", queryset=CaseStep.objects.order_by("kind", "position")),
+            models.Prefetch("sources", queryset=Source.objects.order_by("position")),
+            models.Prefetch(
+                "outgoing_relations",
+                queryset=CaseRelation.objects.select_related("to_case").order_by("position"),
+            ),
+        )
+
+
+class Case(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("Draft")
+        IN_REVIEW = "in_review", _("In review")
+        CHANGES_REQUESTED = "changes_requested", _("Changes requested")
+        PUBLISHED = "published", _("Published")
+        WITHDRAWN = "withdrawn", _("Withdrawn")
+
+    class DateKind(models.TextChoices):
+        OCCURRED = "occurred", _("Occurred")
+        PUBLISHED = "published", _("Report published")
+
+    class Severity(models.TextChoices):
+        UNKNOWN = "unknown", _("Unknown")
+        LOW = "low", _("Low")
+        MEDIUM = "medium", _("Medium")
+        HIGH = "high", _("High")
+        CRITICAL = "critical", _("Critical")
+
+    public_id = models.CharField(_("id"), max_length=20, unique=True, help_text="IL-0000")
+    org = models.ForeignKey(
+        Organisation, on_delete=models.PROTECT, related_name="cases", verbose_name=_("organisation")
+    )
+    date = models.DateField(_("date"))
+    date_kind = models.CharField(
+        _("date kind"), max_length=10, choices=DateKind.choices, default=DateKind.OCCURRED
+    )
+    title = models.CharField(_("title"), max_length=500, blank=True)
+    summary = models.TextField(_("summary"), blank=True)
+    trigger = models.TextField(_("trigger"), blank=True)
+    detection = models.TextField(_("detection"), blank=True)
+    lessons = models.TextField(_("lessons"), blank=True)
+    symptoms_text = models.TextField(_("symptoms"), blank=True)
+    impact_scope = models.TextField(_("impact: scope"), blank=True)
+    impact_users = models.TextField(_("impact: users"), blank=True)
+    impact_region = models.TextField(_("impact: region"), blank=True)
+    severity = models.CharField(
+        _("severity"), max_length=10, choices=Severity.choices, default=Severity.UNKNOWN
+    )
+    root_cause = models.ForeignKey(
+        Term,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="caused_cases",
+        limit_choices_to={"vocabulary": Vocabulary.ROOT_CAUSE},
+        verbose_name=_("cause"),
+    )
+    terms = models.ManyToManyField(Term, through="CaseTerm", related_name="cases", blank=True)
+    detected_after = models.DurationField(_("detected after"), null=True, blank=True)
+    resolved_after = models.DurationField(_("resolved after"), null=True, blank=True)
+    docs = models.JSONField(_("documentation links"), default=list, blank=True)
+    recurrence_of = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="recurrences",
+        verbose_name=_("recurrence of"),
+    )
+    related = models.ManyToManyField(
+        "self", through="CaseRelation", symmetrical=False, related_name="related_from", blank=True
+    )
+    written_by = models.CharField(_("written by"), max_length=200, blank=True)
+    reviewed_by = models.CharField(_("reviewed by"), max_length=200, blank=True)
+    reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
+    source_url = models.URLField(_("canonical address"), max_length=1000, blank=True)
+    updated_at = models.DateTimeField(_("updated at"), null=True, blank=True)
+
+    status = models.CharField(
+        _("status"), max_length=20, choices=Status.choices, default=Status.DRAFT, db_index=True
+    )
+    published_at = models.DateTimeField(_("published at"), null=True, blank=True)
+    # A hash of the exchange form of the case as the last import left it. When
+    # the case no longer hashes to it, an editor changed it since, and a plain
+    # re-import must not overwrite that work.
+    import_fingerprint = models.CharField(max_length=64, blank=True, editable=False)
+    created = models.DateTimeField(auto_now_add=True)
+    modified = models.DateTimeField(auto_now=True)
+
+    objects = CaseQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-date", "-public_id"]
+        indexes = [models.Index(fields=["status", "-date"], name="case_status_date")]
+        constraints = [
+            models.CheckConstraint(condition=Q(public_id__startswith="IL-"), name="case_id_prefix"),
+            models.CheckConstraint(
+                condition=~Q(status="published") | Q(published_at__isnull=False),
+                name="case_published_has_date",
+            ),
+        ]
+        verbose_name = _("case")
+        verbose_name_plural = _("cases")
+
+    def __str__(self):
+        return f"{self.public_id}: {self.title}"
+
+    def terms_of(self, vocabulary):
+        """The case's terms of one vocabulary, in their order (uses the prefetch when present)."""
+        return [ct.term for ct in self.case_terms.all() if ct.term.vocabulary == vocabulary]
+
+    def steps_of(self, kind):
+        return [step for step in self.steps.all() if step.kind == kind]
+
+
+class CaseTerm(models.Model):
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="case_terms")
+    term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="case_terms")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "term"], name="caseterm_unique"),
+        ]
+
+
+class CaseStep(models.Model):
+    """One remediation step or follow-up action item, in order."""
+
+    class Kind(models.TextChoices):
+        REMEDIATION = "remediation", _("Remediation")
+        ACTION_ITEM = "action_item", _("Follow-up action")
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="steps")
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    text = models.TextField(_("text"), blank=True)
+
+    class Meta:
+        ordering = ["kind", "position"]
+        verbose_name = _("step")
+        verbose_name_plural = _("steps")
+
+    def __str__(self):
+        return self.text[:80]
+
+
+class Source(models.Model):
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="sources")
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    url = models.URLField(_("address"), max_length=1000)
+    kind = models.SlugField(_("kind"), max_length=50, blank=True)
+    archived = models.URLField(_("archived copy"), max_length=1000, blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        verbose_name = _("source")
+        verbose_name_plural = _("sources")
+
+    def __str__(self):
+        return self.url
+
+
+class CaseRelation(models.Model):
+    """`from_case` lists `to_case` as related; the site shows the link from both sides."""
+
+    from_case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="outgoing_relations")
+    to_case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="incoming_relations")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["from_case", "to_case"], name="relation_unique"),
+            models.CheckConstraint(
+                condition=~Q(from_case=models.F("to_case")), name="relation_not_self"
+            ),
+        ]

@@ -1,0 +1,30 @@
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SEED = REPO / "data" / "cases" / "IL-0585.json"
+
+
+@pytest.fixture
+def seed_case():
+    """IL-0585 as the exchange format gives it: a fresh copy for each test to change."""
+    return json.loads(SEED.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def write_json(tmp_path):
+    """Write a value (or raw text/bytes) to a file in tmp_path and return its path."""
+
+    def write(name, value):
+        path = tmp_path / name
+        if isinstance(value, bytes):
+            path.write_bytes(value)
+        elif isinstance(value, str):
+            path.write_text(value, encoding="utf-8")
+        else:
+            path.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
+        return path
+
+    return write
