@@ -1,0 +1,39 @@
+import pytest
+from django.utils import translation
+
+from cases.models import Case
+from tests.factories import CaseFactory, CaseStepFactory, TermFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_missing_korean_text_falls_back_to_english():
+    case = CaseFactory(title_en="Disk full", title_ko="", summary_ko="요약")
+    step = CaseStepFactory(case=case, text_en="Freed space.", text_ko="")
+    term = TermFactory(label_en="Object storage", label_ko="")
+    with translation.override("ko"):
+        assert case.title == "Disk full"
+        assert case.summary == "요약"
+        assert step.text == "Freed space."
+        assert term.label == "Object storage"
+
+
+def test_english_page_shows_english_even_when_korean_exists():
+    case = CaseFactory(title_en="Disk full", title_ko="디스크 가득 참")
+    with translation.override("en"):
+        assert case.title == "Disk full"
+    with translation.override("ko"):
+        assert case.title == "디스크 가득 참"
+
+
+def test_published_queryset_is_what_the_public_may_see():
+    published = CaseFactory(status=Case.Status.PUBLISHED)
+    for status in ("draft", "in_review", "changes_requested", "withdrawn"):
+        CaseFactory(status=status, published_at=None)
+    assert list(Case.objects.published()) == [published]
+
+
+def test_aliases_are_one_a_line():
+    term = TermFactory(aliases_en="HDFS\n NFS \n\n", aliases_ko="분산 저장소")
+    assert term.alias_list("en") == ["HDFS", "NFS"]
+    assert term.alias_list("ko") == ["분산 저장소"]
