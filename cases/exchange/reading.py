@@ -44,19 +44,19 @@ class Input:
     def records(self):
         """Decoded case objects; problems with the file itself go to self.problems."""
         self.problems.clear()
+        json_lines = self.json_lines
+        if json_lines is None:
+            json_lines = looks_like_json_lines(self.path)
+        if json_lines:
+            yield from self.json_lines_records()
+            return
         text = self.text()
         if text is None:
             return
         if not text.strip():
             self.problems.append(f"{self.label}: the file is empty: expected a case object")
             return
-        json_lines = self.json_lines
-        if json_lines is None:
-            json_lines = looks_like_json_lines(text)
-        if json_lines:
-            yield from self.json_lines_records(text)
-        else:
-            yield from self.json_records(text)
+        yield from self.json_records(text)
 
     def json_records(self, text):
         try:
@@ -75,18 +75,35 @@ class Input:
                 f"not {json_type(value)}"
             )
 
-    def json_lines_records(self, text):
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as error:
-                self.problems.append(
-                    f"{self.label}: line {number}, column {error.colno}: invalid JSON: {error.msg}"
-                )
-                continue
-            yield Record(self.label, f"line {number}", value)
+    def json_lines_records(self):
+        """One object a line, read a line at a time so a large file never sits in memory."""
+        seen_any = False
+        with self.path.open("rb") as stream:
+            for number, raw in enumerate(stream, start=1):
+                if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    self.problems.append(
+                        f"{self.label}: line {number}: not valid UTF-8 text "
+                        f"(byte 0x{raw[error.start]:02x} at column {error.start + 1})"
+                    )
+                    continue
+                if not line.strip():
+                    continue
+                seen_any = True
+                try:
+                    value = json.loads(line.rstrip("\r\n"))
+                except json.JSONDecodeError as error:
+                    self.problems.append(
+                        f"{self.label}: line {number}, column {error.colno}: invalid JSON: "
+                        f"{error.msg}"
+                    )
+                    continue
+                yield Record(self.label, f"line {number}", value)
+        if not seen_any and not self.problems:
+            self.problems.append(f"{self.label}: the file is empty: expected a case object")
 
 
 def describe_json_error(error):
@@ -101,10 +118,12 @@ def json_type(value):
     )
 
 
-def looks_like_json_lines(text):
+def looks_like_json_lines(path):
     """For standard input: JSON Lines when the text is not one JSON value but its lines are."""
     try:
-        json.loads(text)
+        json.loads(path.read_bytes().decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return False
     except json.JSONDecodeError as error:
         return error.msg == "Extra data"
     return False
