@@ -213,6 +213,9 @@ class CaseTerm(models.Model):
             models.UniqueConstraint(fields=["case", "term"], name="caseterm_unique"),
         ]
 
+    def __str__(self):
+        return f"{self.case_id} {self.term_id}"
+
 
 class CaseStep(models.Model):
     """One remediation step or follow-up action item, in order."""
@@ -266,3 +269,6 @@ class CaseRelation(models.Model):
                 condition=~Q(from_case=models.F("to_case")), name="relation_not_self"
             ),
         ]
+
+    def __str__(self):
+        return f"{self.from_case_id} → {self.to_case_id}"

@@ -56,9 +56,7 @@ def test_the_seed_pages_terms_have_its_labels(bundled_library):
     assert labels["overlapping-failures"] == "장애 중첩"
     assert labels["cluster-autoscaler"] == "클러스터 오토스케일러"
     assert labels["application-database"] == "애플리케이션 데이터베이스"
-    hugging_face = Case.objects.filter(
-        org__slug="hugging-face", terms__slug="overlapping-failures"
-    )
+    hugging_face = Case.objects.filter(org__slug="hugging-face", terms__slug="overlapping-failures")
     assert hugging_face.count() == 2
 
 

@@ -22,7 +22,9 @@ def test_il_0585_comes_back_as_the_same_json_value(seed_case, write_json):
     assert json.loads(export()) == [seed_case]
 
 
-def test_export_then_import_into_an_empty_database_reproduces_every_case(tmp_path, django_db_reset_sequences):
+def test_export_then_import_into_an_empty_database_reproduces_every_case(
+    tmp_path, django_db_reset_sequences
+):
     # Everything the bundled library holds, through a JSON Lines file and back.
     call_command("import_cases", str(REPO / "data" / "cases"), stdout=io.StringIO())
     first = tmp_path / "all.jsonl"
@@ -38,7 +40,9 @@ def test_export_then_import_into_an_empty_database_reproduces_every_case(tmp_pat
 
 def test_export_writes_what_the_cms_holds(write_json):
     term = TermFactory(slug="dns")
-    case = CaseFactory(public_id="IL-0042", title_ko="", impact_scope_en="All users", with_terms=[term])
+    case = CaseFactory(
+        public_id="IL-0042", title_ko="", impact_scope_en="All users", with_terms=[term]
+    )
     SourceFactory(case=case, url="https://example.org/pm", kind="postmortem")
     CaseStepFactory(case=case, text_en="Rolled back.", text_ko="")
     related = CaseFactory(public_id="IL-0043")
@@ -49,10 +53,14 @@ def test_export_writes_what_the_cms_holds(write_json):
     assert exported["title"] == {"en": case.title_en, "ko": ""}
     assert exported["impact"]["scope"] == "All users"
     assert exported["remediation"] == [{"en": "Rolled back.", "ko": ""}]
-    assert exported["sources"] == [{"url": "https://example.org/pm", "kind": "postmortem", "archived": None}]
+    assert exported["sources"] == [
+        {"url": "https://example.org/pm", "kind": "postmortem", "archived": None}
+    ]
     assert exported["related"] == ["IL-0043"]
     # What the exporter writes, the importer takes back unchanged.
-    call_command("import_cases", str(write_json("again.json", exported)), "--force", stdout=io.StringIO())
+    call_command(
+        "import_cases", str(write_json("again.json", exported)), "--force", stdout=io.StringIO()
+    )
     assert [c for c in json.loads(export()) if c["id"] == "IL-0042"] == [exported]
 
 

@@ -148,7 +148,10 @@ BAD_CASES = {
         {"timeline": {"detected_after": "3 hours", "resolved_after": None}},
         "IL-0585: timeline.detected_after: '3 hours' is not an ISO 8601 duration",
     ),
-    "bad slug": ({"components": ["Shared FS"]}, "IL-0585: components[0]: 'Shared FS' is not a slug"),
+    "bad slug": (
+        {"components": ["Shared FS"]},
+        "IL-0585: components[0]: 'Shared FS' is not a slug",
+    ),
     "bad severity": (
         {"severity": "catastrophic"},
         "IL-0585: severity: 'catastrophic' is not one of unknown, low, medium, high, critical",

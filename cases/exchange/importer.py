@@ -6,8 +6,8 @@ does pass two read the inputs again and write them in batches, inside one
 transaction: a run writes all of its cases or none.
 """
 
+import dataclasses
 from collections import defaultdict
-from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
@@ -53,12 +53,13 @@ class _DryRunRollback(Exception):
     pass
 
 
-@dataclass
+@dataclasses.dataclass
 class ImportResult:
-    created: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # changed by an editor since their import
+    created: list[str] = dataclasses.field(default_factory=list)
+    updated: list[str] = dataclasses.field(default_factory=list)
+    unchanged: list[str] = dataclasses.field(default_factory=list)
+    # Changed by an editor since their last import, so left as they are.
+    skipped: list[str] = dataclasses.field(default_factory=list)
 
     def counts(self):
         return {
@@ -131,7 +132,9 @@ class CaseImporter:
             problems.extend(source.problems)
         missing = set(references) - set(first_seen)
         for chunk in chunked(missing):
-            missing -= set(Case.objects.filter(public_id__in=chunk).values_list("public_id", flat=True))
+            missing -= set(
+                Case.objects.filter(public_id__in=chunk).values_list("public_id", flat=True)
+            )
         for ref in sorted(missing):
             problems.append(
                 f"{references[ref]}: {ref} is neither in the database nor in this import"
@@ -223,7 +226,8 @@ class CaseImporter:
             CaseRelation.objects.filter(from_case__in=updated_pks).delete()
         self.write_children(to_create + to_update, terms)
         self.links.extend(
-            (data["id"], data["related"], data["recurrence_of"]) for _, data in to_create + to_update
+            (data["id"], data["related"], data["recurrence_of"])
+            for _, data in to_create + to_update
         )
 
     @staticmethod
@@ -232,7 +236,9 @@ class CaseImporter:
         case.date = parse_date(data["date"])
         case.date_kind = data["date_kind"]
         case.severity = data["severity"]
-        case.root_cause = terms[(Vocabulary.ROOT_CAUSE, data["root_cause"])] if data["root_cause"] else None
+        case.root_cause = (
+            terms[(Vocabulary.ROOT_CAUSE, data["root_cause"])] if data["root_cause"] else None
+        )
         for field in TRANSLATED_FIELDS:
             for language in LANGUAGES:
                 setattr(case, f"{field}_{language}", data[field][language])
@@ -317,7 +323,9 @@ class CaseImporter:
     def organisations(batch):
         wanted = {data["org_slug"]: data["org"] for data in batch}
         found = {org.slug: org for org in Organisation.objects.filter(slug__in=wanted)}
-        missing = [Organisation(slug=slug, name=name) for slug, name in wanted.items() if slug not in found]
+        missing = [
+            Organisation(slug=slug, name=name) for slug, name in wanted.items() if slug not in found
+        ]
         Organisation.objects.bulk_create(missing)
         found.update({org.slug: org for org in missing})
         return found

@@ -129,17 +129,21 @@ def looks_like_json_lines(path):
     return False
 
 
+def spool(stream):
+    """Copy a stream to a temporary file, so that it can be read twice."""
+    with tempfile.NamedTemporaryFile(prefix="import-", suffix=".json", delete=False) as file:
+        while chunk := stream.read(1 << 20):
+            file.write(chunk if isinstance(chunk, bytes) else chunk.encode())
+    return Path(file.name)
+
+
 def open_inputs(paths, stdin=None):
     """Inputs for the given paths, and the problems met while finding them."""
     inputs, problems = [], []
     for name in paths:
         if name == "-":
-            stream = stdin if stdin is not None else sys.stdin.buffer
-            spool = tempfile.NamedTemporaryFile(prefix="import-", suffix=".json", delete=False)
-            with spool:
-                for chunk in iter(lambda: stream.read(1 << 20), b""):
-                    spool.write(chunk if isinstance(chunk, bytes) else chunk.encode())
-            inputs.append(Input("<stdin>", Path(spool.name), json_lines=None, temporary=True))
+            spooled = spool(stdin if stdin is not None else sys.stdin.buffer)
+            inputs.append(Input("<stdin>", spooled, json_lines=None, temporary=True))
             continue
         path = Path(name)
         if path.is_dir():

@@ -5,7 +5,13 @@ import json
 
 from cases.models import LIST_VOCABULARIES, CaseStep
 
-from .validation import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS, format_datetime, format_duration
+from .validation import (
+    IMPACT_FIELDS,
+    LANGUAGES,
+    TRANSLATED_FIELDS,
+    format_datetime,
+    format_duration,
+)
 
 
 def translated(obj, field):

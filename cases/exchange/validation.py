@@ -7,6 +7,7 @@ the field path it concerns. The importer, the admin and the API all call it.
 """
 
 import datetime
+import re
 from dataclasses import dataclass
 
 from django.utils.dateparse import parse_date, parse_datetime, parse_duration
@@ -35,6 +36,7 @@ SEVERITIES = tuple(Case.Severity.values)
 DATE_KINDS = tuple(Case.DateKind.values)
 MAX_TITLE_LENGTH = Case._meta.get_field("title").max_length
 MAX_URL_LENGTH = 1000
+UNSAFE_URL_CHARACTER = re.compile(r"[\s\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,10 @@ class CaseValidator:
             case[field] = self.translated(field, raw.get(field), plain_string_ok=False)
         if not any(case["title"].values()) and "title" not in {p.path for p in self.problems}:
             self.problem("title", "a title is required in at least one language (en or ko)")
-        elif len(case["title"]["en"]) > MAX_TITLE_LENGTH or len(case["title"]["ko"]) > MAX_TITLE_LENGTH:
+        elif (
+            len(case["title"]["en"]) > MAX_TITLE_LENGTH
+            or len(case["title"]["ko"]) > MAX_TITLE_LENGTH
+        ):
             self.problem("title", f"a title may be at most {MAX_TITLE_LENGTH} characters long")
         case["impact"] = self.impact(raw.get("impact"))
         case["severity"] = self.choice("severity", raw.get("severity"), SEVERITIES, "unknown")
@@ -260,7 +265,7 @@ class CaseValidator:
         if len(value) > MAX_URL_LENGTH:
             self.problem(path, f"a link may be at most {MAX_URL_LENGTH} characters long")
             return None
-        if any(ch.isspace() or ord(ch) < 32 for ch in value) or len(value) <= len("https://"):
+        if UNSAFE_URL_CHARACTER.search(value) or len(value) <= len("https://"):
             self.problem(path, f"{value!r} is not a valid link")
             return None
         return value
@@ -275,8 +280,10 @@ class CaseValidator:
         if isinstance(value, str) and plain_string_ok:
             return {"en": self.string(path, value, required=True) or "", "ko": ""}
         if not isinstance(value, dict):
-            expected = 'a string or an object {"en": ..., "ko": ...}' if plain_string_ok else (
-                'an object {"en": ..., "ko": ...}'
+            expected = (
+                'a string or an object {"en": ..., "ko": ...}'
+                if plain_string_ok
+                else ('an object {"en": ..., "ko": ...}')
             )
             self.problem(path, f"must be {expected}, got {type_name(value)}")
             return empty

@@ -13,7 +13,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--output", "-o", metavar="FILE", help="file to write (default: stdout)")
+        parser.add_argument(
+            "--output", "-o", metavar="FILE", help="file to write (default: stdout)"
+        )
         parser.add_argument(
             "--status", choices=Case.Status.values, help="only cases in this status (default: all)"
         )
@@ -31,4 +33,6 @@ class Command(BaseCommand):
                 count = write_cases(cases, stream.write, json_lines=json_lines)
             self.stderr.write(f"Exported {count} case(s) to {output}")
         else:
-            write_cases(cases, lambda text: self.stdout.write(text, ending=""), json_lines=json_lines)
+            write_cases(
+                cases, lambda text: self.stdout.write(text, ending=""), json_lines=json_lines
+            )

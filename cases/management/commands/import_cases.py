@@ -50,9 +50,7 @@ class Command(BaseCommand):
 
         counts = result.counts()
         prefix = "Dry run, nothing written: would have " if dry_run else ""
-        self.stdout.write(
-            prefix + ", ".join(f"{what} {number}" for what, number in counts.items())
-        )
+        self.stdout.write(prefix + ", ".join(f"{what} {number}" for what, number in counts.items()))
         if result.skipped:
             self.stdout.write(
                 "Skipped because an editor changed them since their last import "
