@@ -11,7 +11,7 @@ PYTHON ?= $(shell for candidate in python3 python3.14 python3.13 python3.12; do 
 	   $$candidate -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
 	   command -v $$candidate; break; fi; done)
 
-.PHONY: run test install lint format migrations-check lock serve load-data clean
+.PHONY: run test install lint format migrations-check lock load-data clean messages
 
 run: install load-data
 	@echo "Serving http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/). Ctrl-C stops."
@@ -59,3 +59,8 @@ lock:
 
 clean:
 	rm -rf $(VENV) var staticfiles
+
+# Refresh the Korean catalogue from the code and templates, then compile it (needs gettext).
+messages: install
+	$(PY) manage.py makemessages -l ko --no-location -i '.venv/*' -i 'tests/*'
+	$(PY) manage.py compilemessages -l ko -i .venv

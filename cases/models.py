@@ -173,6 +173,9 @@ class Case(models.Model):
     # the case no longer hashes to it, an editor changed it since, and a plain
     # re-import must not overwrite that work.
     import_fingerprint = models.CharField(max_length=64, blank=True, editable=False)
+    # Every searchable text of the case in both languages, casefolded, with the labels and
+    # aliases of its terms (see cases/search.py). On PostgreSQL a trigram index serves it.
+    search_text = models.TextField(blank=True, editable=False)
     created = models.DateTimeField(auto_now_add=True)
     modified = models.DateTimeField(auto_now=True)
 
@@ -200,6 +203,35 @@ class Case(models.Model):
 
     def steps_of(self, kind):
         return [step for step in self.steps.all() if step.kind == kind]
+
+    # For templates, which cannot pass arguments.
+    @property
+    def cause_terms(self):
+        return [self.root_cause] if self.root_cause_id else []
+
+    @property
+    def symptom_terms(self):
+        return self.terms_of(Vocabulary.SYMPTOM)
+
+    @property
+    def component_terms(self):
+        return self.terms_of(Vocabulary.COMPONENT)
+
+    @property
+    def contributing_terms(self):
+        return self.terms_of(Vocabulary.CONTRIBUTING)
+
+    @property
+    def domain_terms(self):
+        return self.terms_of(Vocabulary.DOMAIN)
+
+    @property
+    def remediation_steps(self):
+        return self.steps_of(CaseStep.Kind.REMEDIATION)
+
+    @property
+    def action_item_steps(self):
+        return self.steps_of(CaseStep.Kind.ACTION_ITEM)
 
 
 class CaseTerm(models.Model):

@@ -10,8 +10,10 @@ The file maps each vocabulary to a list of terms:
 import json
 
 from django.db import transaction
+from django.db.models import Q
 
-from .models import SLUG_RE, Term, Vocabulary
+from .models import SLUG_RE, Case, Term, Vocabulary
+from .search import refresh_search_text
 
 LANGUAGES = ("en", "ko")
 TERM_KEYS = {"slug", "label", "description", "aliases"}
@@ -93,6 +95,7 @@ def load_taxonomy(terms, *, force=False):
     """
     existing = {(t.vocabulary, t.slug): t for t in Term.objects.all()}
     counts = {"created": 0, "updated": 0, "unchanged": 0}
+    relabelled = []
     for fields in terms:
         term = existing.get((fields["vocabulary"], fields["slug"]))
         if term is None:
@@ -109,6 +112,14 @@ def load_taxonomy(terms, *, force=False):
         if changed:
             term.save(update_fields=changed)
             counts["updated"] += 1
+            relabelled.append(term.pk)
         else:
             counts["unchanged"] += 1
+    if relabelled:
+        # Search matches term labels and aliases, so the cases using these terms change too.
+        refresh_search_text(
+            Case.objects.filter(
+                Q(case_terms__term__in=relabelled) | Q(root_cause__in=relabelled)
+            ).distinct()
+        )
     return counts

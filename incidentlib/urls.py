@@ -1,9 +1,33 @@
+from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
-from django.urls import path
+from django.contrib.sitemaps.views import sitemap
+from django.http import HttpResponse
+from django.urls import include, path, reverse
+from django.views.decorators.http import require_safe
+
+from cases import views as case_views
+from cases.sitemaps import CaseSitemap, ListSitemap
 
 from .health import healthz
 
+SITEMAPS = {"lists": ListSitemap, "cases": CaseSitemap}
+
+
+@require_safe
+def robots_txt(request):
+    lines = [
+        "User-agent: *",
+        "Disallow: /admin/",
+        f"Sitemap: {request.build_absolute_uri(reverse('sitemap'))}",
+    ]
+    return HttpResponse("\n".join(lines) + "\n", content_type="text/plain")
+
+
 urlpatterns = [
+    path("", case_views.root, name="root"),
     path("healthz", healthz, name="healthz"),
+    path("robots.txt", robots_txt, name="robots"),
+    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("admin/", admin.site.urls),
 ]
+urlpatterns += i18n_patterns(path("", include("cases.urls")), prefix_default_language=True)

@@ -24,6 +24,7 @@ from cases.models import (
     Term,
     Vocabulary,
 )
+from cases.search import search_text_for
 
 from .serialize import case_to_exchange, fingerprint
 from .validation import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS, validate_case
@@ -33,7 +34,16 @@ QUERY_CHUNK = 900  # stays under SQLite's limit on query parameters
 
 # Case columns an import writes; everything else (status, history) is the CMS's own.
 CONTENT_FIELDS = (
-    ["org", "date", "date_kind", "severity", "root_cause", "detected_after", "resolved_after"]
+    [
+        "search_text",
+        "org",
+        "date",
+        "date_kind",
+        "severity",
+        "root_cause",
+        "detected_after",
+        "resolved_after",
+    ]
     + ["docs", "written_by", "reviewed_by", "reviewed_at", "source_url", "updated_at"]
     + ["import_fingerprint"]
     + [f"{f}_{lang}" for f in TRANSLATED_FIELDS for lang in LANGUAGES]
@@ -256,6 +266,7 @@ class CaseImporter:
         case.updated_at = parse_datetime(data["updated_at"]) if data["updated_at"] else None
         case.source_url = data["url"] or ""
         case.import_fingerprint = fingerprint(data)
+        case.search_text = search_text_for(data, terms)
 
     @staticmethod
     def write_children(pairs, terms):

@@ -1,0 +1,130 @@
+"""Facet counts, counted the way faceted search counts.
+
+A facet's counts apply every filter except that facet's own selection, so a reader can
+add a second value of a facet they already chose. Facets whose other filters are the same
+share one aggregate query.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count
+
+from .filters import FACETS
+from .models import Case, CaseTerm, Organisation, Term, Vocabulary
+
+
+@dataclass
+class FacetValue:
+    slug: str
+    label: str
+    count: int
+    selected: bool
+    obj: object = None
+
+
+@dataclass
+class Facet:
+    name: str  # the query parameter
+    label: str
+    values: list[FacetValue] = field(default_factory=list)
+
+    @property
+    def selected(self):
+        return [value for value in self.values if value.selected]
+
+    @property
+    def shown(self):
+        """Terms with cases to show, and any selected term even at zero."""
+        return [value for value in self.values if value.count or value.selected]
+
+
+def facet_counts(filterset, terms, public_queryset):
+    """Counts for every facet: {facet name: {slug: count}}."""
+    groups = defaultdict(list)  # queryset key -> facet names sharing it
+    querysets = {}
+    for name in FACETS:
+        others = filterset.without(name) if filterset.selected(name) else filterset
+        key = frozenset(
+            (k, tuple(v)) for k, v in others.data.lists() if k in FACETS or k in ("q", "from", "to")
+        )
+        groups[key].append(name)
+        querysets[key] = others.qs if others.is_valid() else public_queryset.none()
+
+    term_slugs = {term.pk: term.slug for term in terms}
+    counts = {name: {} for name in FACETS}
+    for key, names in groups.items():
+        cases = querysets[key].order_by().values("pk")
+        vocabularies = [
+            FACETS[n] for n in names if FACETS[n] and FACETS[n] != Vocabulary.ROOT_CAUSE
+        ]
+        if vocabularies:
+            rows = (
+                CaseTerm.objects.filter(case__in=cases, term__vocabulary__in=vocabularies)
+                .values("term_id", "term__vocabulary")
+                .annotate(n=Count("case_id"))
+            )
+            by_vocabulary = {FACETS[n]: n for n in names if FACETS[n]}
+            for row in rows:
+                name = by_vocabulary[row["term__vocabulary"]]
+                counts[name][term_slugs.get(row["term_id"], "")] = row["n"]
+        for name, column in (
+            ("cause", "root_cause__slug"),
+            ("org", "org__slug"),
+            ("severity", "severity"),
+        ):
+            if name in names:
+                rows = (
+                    Case.objects.filter(pk__in=cases)
+                    .exclude(**{f"{column}__isnull": True})
+                    .values(column)
+                    .annotate(n=Count("pk"))
+                )
+                counts[name] = {row[column]: row["n"] for row in rows}
+    return counts
+
+
+def build_facets(filterset, terms, public_queryset):
+    counts = facet_counts(filterset, terms, public_queryset)
+    by_vocabulary = defaultdict(list)
+    for term in terms:
+        by_vocabulary[term.vocabulary].append(term)
+    orgs = {org.slug: org for org in Organisation.objects.filter(slug__in=counts["org"].keys())}
+    # Selected organisations that no case has any more still show, so they can be removed.
+    for slug in filterset.selected("org"):
+        orgs.setdefault(slug, None)
+
+    facets = []
+    for name, vocabulary in FACETS.items():
+        selected = set(filterset.selected(name))
+        label = filterset.filters[name].label
+        if vocabulary:
+            values = [
+                FacetValue(t.slug, t.label, counts[name].get(t.slug, 0), t.slug in selected, t)
+                for t in by_vocabulary[vocabulary]
+            ]
+        elif name == "org":
+            values = [
+                FacetValue(
+                    slug,
+                    org.name if org else slug,
+                    counts["org"].get(slug, 0),
+                    slug in selected,
+                    org,
+                )
+                for slug, org in orgs.items()
+            ]
+        else:
+            values = [
+                FacetValue(value, str(label_), counts["severity"].get(value, 0), value in selected)
+                for value, label_ in Case.Severity.choices
+            ]
+        known = {value.slug for value in values}
+        values += [FacetValue(slug, slug, 0, True) for slug in selected - known]
+        values.sort(key=lambda v: (-v.count, v.label.casefold()))
+        facets.append(Facet(name, label, values))
+    return facets
+
+
+def public_terms():
+    return list(Term.objects.order_by("vocabulary", "slug"))

@@ -1,0 +1,42 @@
+from django.contrib.syndication.views import Feed
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+from django.utils.translation import gettext_lazy as _
+
+from .models import Case
+
+FEED_SIZE = 50
+
+
+class LatestCasesFeed(Feed):
+    feed_type = Atom1Feed
+    title = _("Incident Library: newly published cases")
+    subtitle = _("Real infrastructure incidents, as they are published in the library.")
+
+    def link(self):
+        return reverse("cases:list")
+
+    def items(self):
+        return (
+            Case.objects.published()
+            .select_related("org")
+            .order_by("-published_at", "-public_id")[:FEED_SIZE]
+        )
+
+    def item_title(self, case):
+        return f"{case.public_id}: {case.title}"
+
+    def item_description(self, case):
+        return case.summary
+
+    def item_link(self, case):
+        return reverse("cases:detail", args=[case.public_id])
+
+    def item_author_name(self, case):
+        return case.org.name
+
+    def item_pubdate(self, case):
+        return case.published_at
+
+    def item_updateddate(self, case):
+        return case.updated_at or case.published_at

@@ -1,0 +1,154 @@
+"""The public list's filters: the query string is the whole state of the page.
+
+Facets take slugs and may repeat: values of one facet are OR, facets are AND. A value
+that is not a slug, or a date that is not a date, makes the form invalid; the view then
+shows an empty list and says why, never an error page.
+"""
+
+import django_filters
+from django import forms
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+from django.utils.translation import gettext_lazy as _
+
+from .models import SLUG_RE, Case, CaseTerm, Vocabulary
+from .search import clean_query, search
+
+MAX_VALUES = 20
+
+
+class SlugListField(forms.Field):
+    """Repeated query parameters (`?component=a&component=b`), each a slug."""
+
+    widget = forms.MultipleHiddenInput
+    slug_validator = RegexValidator(SLUG_RE, _("“%(value)s” is not a valid value."))
+
+    def to_python(self, value):
+        if not value:
+            return []
+        values = value if isinstance(value, list | tuple) else [value]
+        cleaned = []
+        for item in values:
+            item = str(item).strip()
+            if item and item not in cleaned:
+                cleaned.append(item)
+        return cleaned
+
+    def validate(self, value):
+        if len(value) > MAX_VALUES:
+            raise ValidationError(
+                _("Too many values: at most %(max)s."), params={"max": MAX_VALUES}
+            )
+        for item in value:
+            if not SLUG_RE.match(item) or len(item) > 100:
+                raise ValidationError(
+                    _("“%(value)s” is not a valid value."), params={"value": item[:100]}
+                )
+
+
+class SlugListFilter(django_filters.Filter):
+    field_class = SlugListField
+
+    def __init__(self, *args, vocabulary=None, **kwargs):
+        self.vocabulary = vocabulary
+        super().__init__(*args, **kwargs)
+
+    def filter(self, qs, value):
+        if not value:
+            return qs
+        if self.vocabulary == Vocabulary.ROOT_CAUSE:
+            return qs.filter(root_cause__slug__in=value)
+        if self.vocabulary:
+            return qs.filter(
+                pk__in=CaseTerm.objects.filter(
+                    term__vocabulary=self.vocabulary, term__slug__in=value
+                ).values("case_id")
+            )
+        return qs.filter(**{f"{self.field_name}__in": value})
+
+
+class StrictDateField(forms.DateField):
+    input_formats = ["%Y-%m-%d"]
+    default_error_messages = {
+        "invalid": _("“%(value)s” is not a date in the form YYYY-MM-DD."),
+    }
+
+    def to_python(self, value):
+        try:
+            return super().to_python(value)
+        except ValidationError as error:
+            raise ValidationError(
+                self.error_messages["invalid"], code="invalid", params={"value": str(value)[:40]}
+            ) from error
+
+
+class DateFilter(django_filters.DateFilter):
+    field_class = StrictDateField
+
+
+# The facets a reader filters on: query parameter -> vocabulary (None: a column).
+FACETS = {
+    "cause": Vocabulary.ROOT_CAUSE,
+    "component": Vocabulary.COMPONENT,
+    "symptom": Vocabulary.SYMPTOM,
+    "contributing": Vocabulary.CONTRIBUTING,
+    "domain": Vocabulary.DOMAIN,
+    "org": None,
+    "severity": None,
+}
+SORTS = {"newest": ("-date", "-public_id"), "oldest": ("date", "public_id")}
+
+
+class CaseFilter(django_filters.FilterSet):
+    cause = SlugListFilter(vocabulary=Vocabulary.ROOT_CAUSE, label=_("Cause"))
+    component = SlugListFilter(vocabulary=Vocabulary.COMPONENT, label=_("Component"))
+    symptom = SlugListFilter(vocabulary=Vocabulary.SYMPTOM, label=_("Symptom"))
+    contributing = SlugListFilter(
+        vocabulary=Vocabulary.CONTRIBUTING, label=_("Contributing factor")
+    )
+    domain = SlugListFilter(vocabulary=Vocabulary.DOMAIN, label=_("Domain"))
+    org = SlugListFilter(field_name="org__slug", label=_("Organisation"))
+    severity = SlugListFilter(field_name="severity", label=_("Severity"))
+    q = django_filters.CharFilter(method="filter_search", label=_("Search"))
+    sort = django_filters.CharFilter(method="filter_nothing", label=_("Sort"))
+
+    class Meta:
+        model = Case
+        fields = []
+
+    def __init__(self, data=None, *args, **kwargs):
+        super().__init__(data, *args, **kwargs)
+        # `from` is a Python keyword, so these two are added by name.
+        self.filters["from"] = DateFilter(field_name="date", lookup_expr="gte", label=_("From"))
+        self.filters["to"] = DateFilter(field_name="date", lookup_expr="lte", label=_("To"))
+        for name in ("from", "to"):
+            self.filters[name].model = Case
+            self.filters[name].parent = self
+
+    def filter_search(self, queryset, name, value):
+        return search(queryset, clean_query(value))
+
+    def filter_nothing(self, queryset, name, value):
+        return queryset
+
+    @property
+    def query(self):
+        return clean_query(self.form.cleaned_data.get("q") if self.is_valid() else "")
+
+    def selected(self, name):
+        """The values of one filter as the reader gave them (valid or not)."""
+        if name in FACETS:
+            return self.form.fields[name].to_python(self.data.getlist(name))
+        return self.data.get(name, "")
+
+    def sort_order(self):
+        sort = self.data.get("sort")
+        if sort in SORTS:
+            return sort
+        return "relevance" if self.query else "newest"
+
+    def without(self, name):
+        """The same filters minus one facet: a facet's own counts ignore its selection."""
+        data = self.data.copy()
+        data.pop(name, None)
+        return type(self)(data, queryset=self.queryset)

@@ -1,0 +1,39 @@
+from django.contrib.sitemaps import Sitemap
+from django.urls import reverse
+
+from .models import Case
+
+
+class CaseSitemap(Sitemap):
+    i18n = True
+    alternates = True
+    x_default = True
+    changefreq = "monthly"
+    limit = 5000
+
+    def items(self):
+        return (
+            Case.objects.published()
+            .order_by("public_id")
+            .only("public_id", "updated_at", "published_at")
+        )
+
+    def location(self, case):
+        return reverse("cases:detail", args=[case.public_id])
+
+    def lastmod(self, case):
+        return case.updated_at or case.published_at
+
+
+class ListSitemap(Sitemap):
+    i18n = True
+    alternates = True
+    x_default = True
+    changefreq = "daily"
+    priority = 1.0
+
+    def items(self):
+        return ["cases:list"]
+
+    def location(self, name):
+        return reverse(name)

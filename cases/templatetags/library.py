@@ -1,0 +1,120 @@
+"""Links that keep the reader's filters, and translated text with its fallback."""
+
+from dataclasses import dataclass
+
+from django import template
+from django.conf import settings
+from django.urls import reverse, translate_url
+from django.utils.http import urlencode
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from cases.filters import FACETS
+from cases.models import Organisation, Vocabulary
+
+register = template.Library()
+FACET_OF_VOCABULARY = {vocabulary: name for name, vocabulary in FACETS.items() if vocabulary}
+
+
+def with_query(request, query):
+    query.pop("page", None)
+    encoded = query.urlencode()
+    return f"{request.path}?{encoded}" if encoded else request.path
+
+
+@register.simple_tag(takes_context=True)
+def toggle_url(context, name, value):
+    """The current page with one facet value added, or removed if it was there."""
+    request = context["request"]
+    query = request.GET.copy()
+    values = query.getlist(name)
+    query.setlist(name, [v for v in values if v != value] if value in values else values + [value])
+    return with_query(request, query)
+
+
+@register.simple_tag(takes_context=True)
+def remove_url(context, name, value=None):
+    request = context["request"]
+    query = request.GET.copy()
+    if value is None:
+        query.pop(name, None)
+    else:
+        query.setlist(name, [v for v in query.getlist(name) if v != value])
+    return with_query(request, query)
+
+
+@register.simple_tag(takes_context=True)
+def clear_url(context):
+    request = context["request"]
+    query = request.GET.copy()
+    for name in list(FACETS) + ["from", "to", "q"]:
+        query.pop(name, None)
+    return with_query(request, query)
+
+
+@register.simple_tag(takes_context=True)
+def language_url(context, language):
+    """This page, with its filters, in another language."""
+    request = context["request"]
+    return translate_url(request.get_full_path(), language)
+
+
+@register.simple_tag(takes_context=True)
+def alternate_links(context):
+    request = context["request"]
+    url = request.build_absolute_uri()
+    return [(code, translate_url(url, code)) for code, _name in settings.LANGUAGES]
+
+
+@register.simple_tag
+def filter_url(item):
+    """The list filtered on a term or an organisation."""
+    if isinstance(item, Organisation):
+        name = "org"
+    else:
+        name = FACET_OF_VOCABULARY[Vocabulary(item.vocabulary)]
+    return f"{reverse('cases:list')}?{urlencode({name: item.slug})}"
+
+
+@dataclass
+class Translated:
+    text: str
+    language: str
+    fallback: bool  # the reader's language had no text; this is the English
+
+    def __str__(self):
+        return self.text
+
+    def __bool__(self):
+        return bool(self.text)
+
+
+def translated_text(obj, field):
+    language = get_language()
+    own = getattr(obj, f"{field}_{language}", None) or ""
+    if own or language == settings.MODELTRANSLATION_DEFAULT_LANGUAGE:
+        return Translated(own, language, False)
+    english = getattr(obj, f"{field}_en", None) or ""
+    return Translated(english, "en", bool(english))
+
+
+@register.filter
+def tr(obj, field):
+    """`{{ case|tr:"summary" }}`: the text in the page's language, else English, marked."""
+    return translated_text(obj, field)
+
+
+@register.filter
+def paragraphs(text):
+    return [part.strip() for part in str(text).split("\n\n") if part.strip()]
+
+
+@register.filter
+def duration(value):
+    """A timedelta for reading: "3 h 15 min", "2 d 4 h" (or in Korean, 3시간 15분)."""
+    minutes = int(value.total_seconds() // 60)
+    days, minutes = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(minutes, 60)
+    units = [(days, _("%d d")), (hours, _("%d h")), (minutes, _("%d min"))]
+    parts = [label % amount for amount, label in units if amount]
+    return " ".join(parts) or _("under a minute")

@@ -1,0 +1,26 @@
+from django.urls import path, register_converter
+
+from . import feeds, views
+
+
+class CaseIdConverter:
+    regex = r"IL-[0-9]{4,}"
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return value
+
+
+register_converter(CaseIdConverter, "case_id")
+
+app_name = "cases"
+urlpatterns = [
+    path("", views.case_list, name="home"),
+    path("cases/", views.case_list, name="list"),
+    path("cases.json", views.case_list_json, name="list-json"),
+    path("cases/<case_id:public_id>/", views.case_detail, name="detail"),
+    path("cases/<case_id:public_id>.json", views.case_detail_json, name="detail-json"),
+    path("feed.atom", feeds.LatestCasesFeed(), name="feed"),
+]

@@ -1,0 +1,141 @@
+from django.db.models import Count
+from django.http import Http404, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import get_language_from_request
+from django.views.decorators.http import require_safe
+from django.views.decorators.vary import vary_on_headers
+
+from .exchange.serialize import case_to_exchange
+from .listing import build_listing, with_card_data
+from .models import Case, CaseTerm
+
+SIMILAR_CASES = 5
+
+
+@require_safe
+@vary_on_headers("Accept-Language")
+def root(request):
+    """`/` goes to the list in the reader's language."""
+    with translation.override(get_language_from_request(request, check_path=False)):
+        return redirect("cases:list")
+
+
+@require_safe
+def case_list(request):
+    listing = build_listing(request.GET)
+    return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
+
+
+@require_safe
+def case_list_json(request):
+    listing = build_listing(request.GET)
+    page = listing.page
+    base = request.build_absolute_uri(request.path)
+
+    def page_url(number):
+        query = request.GET.copy()
+        query["page"] = number
+        return f"{base}?{query.urlencode()}"
+
+    cases = Case.objects.for_exchange().filter(pk__in=[case.pk for case in page.object_list])
+    by_pk = {case.pk: case for case in cases}
+    return JsonResponse(
+        {
+            "count": page.paginator.count,
+            "page": page.number,
+            "pages": page.paginator.num_pages,
+            "next": page_url(page.next_page_number()) if page.has_next() else None,
+            "previous": page_url(page.previous_page_number()) if page.has_previous() else None,
+            "notices": [str(notice) for notice in listing.notices],
+            "results": [case_to_exchange(by_pk[case.pk]) for case in page.object_list],
+        },
+        json_dumps_params={"ensure_ascii": False},
+    )
+
+
+def public_case(public_id, queryset):
+    """A published case; 404 for unknown or unpublished ids, 410 for withdrawn ones."""
+    case = queryset.filter(public_id=public_id).first()
+    if case is None or case.status not in (Case.Status.PUBLISHED, Case.Status.WITHDRAWN):
+        raise Http404(f"No published case {public_id}")
+    return case
+
+
+@require_safe
+def case_detail(request, public_id):
+    case = public_case(
+        public_id,
+        with_card_data(Case.objects.all())
+        .prefetch_related("sources", "outgoing_relations__to_case", "incoming_relations__from_case")
+        .select_related("recurrence_of"),
+    )
+    if case.status == Case.Status.WITHDRAWN:
+        return render(request, "cases/case_gone.html", {"case": case}, status=410)
+    related = [r.to_case for r in case.outgoing_relations.all()]
+    related += [r.from_case for r in case.incoming_relations.all() if r.from_case not in related]
+    related = [other for other in related if other.status == Case.Status.PUBLISHED]
+    recurrences = list(
+        case.recurrences.published().only("public_id", "title_en", "title_ko", "date")
+    )
+    context = {
+        "case": case,
+        "related": related,
+        "recurrences": recurrences,
+        "recurrence_of": (
+            case.recurrence_of
+            if case.recurrence_of and case.recurrence_of.status == Case.Status.PUBLISHED
+            else None
+        ),
+        "similar": similar_cases(case),
+        "permalink": request.build_absolute_uri(case_url(case)),
+    }
+    context["bibtex"] = bibtex(case, context["permalink"])
+    return render(request, "cases/case_detail.html", context)
+
+
+def bibtex(case, permalink):
+    def braced(text):
+        # BibTeX groups on braces; strip unbalanced ones rather than break the entry.
+        return text.replace("{", "(").replace("}", ")").replace("\\", "/")
+
+    title = braced(case.title_en or case.title_ko)
+    return (
+        f"@misc{{{case.public_id},\n"
+        f"  title = {{{title}}},\n"
+        f"  author = {{{{Incident Library}}}},\n"
+        f"  howpublished = {{\\url{{{permalink}}}}},\n"
+        f"  year = {{{case.date.year}}},\n"
+        f"  note = {{Case {case.public_id}: {braced(case.org.name)}}}\n"
+        "}"
+    )
+
+
+def case_url(case):
+    return reverse("cases:detail", args=[case.public_id])
+
+
+def similar_cases(case, limit=SIMILAR_CASES):
+    """Published cases that share the most terms with this one."""
+    term_ids = [ct.term_id for ct in case.case_terms.all()]
+    if not term_ids:
+        return []
+    rows = (
+        CaseTerm.objects.filter(term_id__in=term_ids, case__status=Case.Status.PUBLISHED)
+        .exclude(case_id=case.pk)
+        .values("case_id")
+        .annotate(shared=Count("term_id"))
+        .order_by("-shared", "-case__date")[:limit]
+    )
+    shared = {row["case_id"]: row["shared"] for row in rows}
+    cases = Case.objects.filter(pk__in=shared).select_related("org")
+    return sorted(cases, key=lambda c: (-shared[c.pk], -c.date.toordinal()))
+
+
+@require_safe
+def case_detail_json(request, public_id):
+    case = public_case(public_id, Case.objects.for_exchange())
+    if case.status == Case.Status.WITHDRAWN:
+        return JsonResponse({"id": case.public_id, "status": "withdrawn"}, status=410)
+    return JsonResponse(case_to_exchange(case), json_dumps_params={"ensure_ascii": False})
