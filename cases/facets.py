@@ -121,7 +121,8 @@ def build_facets(filterset, terms, public_queryset):
             ]
         known = {value.slug for value in values}
         values += [FacetValue(slug, slug, 0, True) for slug in selected - known]
-        values.sort(key=lambda v: (-v.count, v.label.casefold()))
+        if name != "severity":  # severities keep their own order, low to critical
+            values.sort(key=lambda v: (-v.count, v.label.casefold()))
         facets.append(Facet(name, label, values))
     return facets
 
