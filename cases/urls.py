@@ -23,4 +23,5 @@ urlpatterns = [
     path("cases/<case_id:public_id>/", views.case_detail, name="detail"),
     path("cases/<case_id:public_id>.json", views.case_detail_json, name="detail-json"),
     path("feed.atom", feeds.LatestCasesFeed(), name="feed"),
+    path("preview/<int:pk>/", views.case_preview, name="preview"),
 ]

@@ -1,15 +1,18 @@
+from django.contrib.auth.views import redirect_to_login
 from django.db.models import Count
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import get_language_from_request
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from .exchange.serialize import case_to_exchange
+from .filters import FACETS
 from .listing import build_listing, with_card_data
-from .models import Case, CaseTerm
+from .models import Case, CaseTerm, TermRedirect
 
 SIMILAR_CASES = 5
 
@@ -24,8 +27,36 @@ def root(request):
 
 @require_safe
 def case_list(request):
+    if redirected := merged_term_redirect(request):
+        return redirected
     listing = build_listing(request.GET)
     return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
+
+
+def merged_term_redirect(request):
+    """A link to a term that was merged into another leads to the survivor (301)."""
+    wanted = {
+        (vocabulary, value)
+        for name, vocabulary in FACETS.items()
+        if vocabulary
+        for value in request.GET.getlist(name)
+    }
+    if not wanted:
+        return None
+    redirects = {
+        (r.vocabulary, r.old_slug): r.term.slug
+        for r in TermRedirect.objects.filter(old_slug__in=[v for _, v in wanted]).select_related(
+            "term"
+        )
+    }
+    if not any(key in redirects for key in wanted):
+        return None
+    query = request.GET.copy()
+    for name, vocabulary in FACETS.items():
+        if vocabulary:
+            values = [redirects.get((vocabulary, v), v) for v in query.getlist(name)]
+            query.setlist(name, list(dict.fromkeys(values)))
+    return HttpResponsePermanentRedirect(f"{request.path}?{query.urlencode()}")
 
 
 @require_safe
@@ -63,24 +94,45 @@ def public_case(public_id, queryset):
     return case
 
 
-@require_safe
-def case_detail(request, public_id):
-    case = public_case(
-        public_id,
+def detail_queryset():
+    return (
         with_card_data(Case.objects.all())
         .prefetch_related("sources", "outgoing_relations__to_case", "incoming_relations__from_case")
-        .select_related("recurrence_of"),
+        .select_related("recurrence_of")
     )
+
+
+@require_safe
+def case_detail(request, public_id):
+    case = public_case(public_id, detail_queryset().live())
     if case.status == Case.Status.WITHDRAWN:
         return render(request, "cases/case_gone.html", {"case": case}, status=410)
+    return render_case(request, case)
+
+
+@never_cache
+@require_safe
+def case_preview(request, pk):
+    """A draft or a pending revision as the public will see it: staff only, never cached."""
+    if not request.user.is_active or not request.user.has_perm("cases.view_case"):
+        return redirect_to_login(request.get_full_path(), reverse("admin:login"))
+    case = detail_queryset().filter(pk=pk).first()
+    if case is None:
+        raise Http404("No such case")
+    return render_case(request, case, preview=True)
+
+
+def render_case(request, case, *, preview=False):
+    root = case.draft_of if case.draft_of_id else case
     related = [r.to_case for r in case.outgoing_relations.all()]
-    related += [r.from_case for r in case.incoming_relations.all() if r.from_case not in related]
+    related += [r.from_case for r in root.incoming_relations.all() if r.from_case not in related]
     related = [other for other in related if other.status == Case.Status.PUBLISHED]
     recurrences = list(
-        case.recurrences.published().only("public_id", "title_en", "title_ko", "date")
+        root.recurrences.published().only("public_id", "title_en", "title_ko", "date")
     )
     context = {
         "case": case,
+        "preview": preview,
         "related": related,
         "recurrences": recurrences,
         "recurrence_of": (
@@ -88,8 +140,8 @@ def case_detail(request, public_id):
             if case.recurrence_of and case.recurrence_of.status == Case.Status.PUBLISHED
             else None
         ),
-        "similar": similar_cases(case),
-        "permalink": request.build_absolute_uri(case_url(case)),
+        "similar": similar_cases(root),
+        "permalink": request.build_absolute_uri(case_url(root)),
     }
     context["bibtex"] = bibtex(case, context["permalink"])
     return render(request, "cases/case_detail.html", context)

@@ -65,3 +65,25 @@ class CaseStepFactory(factory.django.DjangoModelFactory):
     position = factory.Sequence(int)
     text_en = "Rolled back."
     text_ko = "되돌렸다."
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    """A staff account; `role` is "editor", "reviewer" or None (no group)."""
+
+    class Meta:
+        model = "auth.User"
+        django_get_or_create = ["username"]
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    is_staff = True
+    password = factory.django.Password("pw")
+
+    @factory.post_generation
+    def role(user, create, role, **kwargs):
+        from django.contrib.auth.models import Group
+
+        if role:
+            user.groups.add(
+                Group.objects.get(name={"editor": "Editors", "reviewer": "Reviewers"}[role])
+            )

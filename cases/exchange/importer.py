@@ -7,48 +7,25 @@ transaction: a run writes all of its cases or none.
 """
 
 import dataclasses
-from collections import defaultdict
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime, parse_duration
 
-from cases.models import (
-    LIST_VOCABULARIES,
-    Case,
-    CaseRelation,
-    CaseStep,
-    CaseTerm,
-    Organisation,
-    Source,
-    Term,
-    Vocabulary,
-)
-from cases.search import search_text_for
+from cases.models import Case
 
 from .serialize import case_to_exchange, fingerprint
-from .validation import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS, validate_case
+from .validation import validate_case
+from .writing import (
+    CONTENT_FIELDS,
+    chunked,
+    ensure_organisations,
+    ensure_terms,
+    fill_case,
+    replace_children,
+    write_links,
+)
 
 BATCH_SIZE = 500
-QUERY_CHUNK = 900  # stays under SQLite's limit on query parameters
-
-# Case columns an import writes; everything else (status, history) is the CMS's own.
-CONTENT_FIELDS = (
-    [
-        "search_text",
-        "org",
-        "date",
-        "date_kind",
-        "severity",
-        "root_cause",
-        "detected_after",
-        "resolved_after",
-    ]
-    + ["docs", "written_by", "reviewed_by", "reviewed_at", "source_url", "updated_at"]
-    + ["import_fingerprint"]
-    + [f"{f}_{lang}" for f in TRANSLATED_FIELDS for lang in LANGUAGES]
-    + [f"impact_{f}_{lang}" for f in IMPACT_FIELDS for lang in LANGUAGES]
-)
 
 
 class ImportFailed(Exception):
@@ -78,12 +55,6 @@ class ImportResult:
             "unchanged": len(self.unchanged),
             "skipped": len(self.skipped),
         }
-
-
-def chunked(items, size=QUERY_CHUNK):
-    items = list(items)
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def location(record, case_id=None):
@@ -167,7 +138,7 @@ class CaseImporter:
         result = ImportResult()
         try:
             with transaction.atomic():
-                self.links = []  # (case id, related ids, recurrence_of) of written cases
+                self.links = []  # (pk, normal form) of written cases, linked at the end
                 batch = []
                 done = 0
                 for case in self.normal_cases():
@@ -180,7 +151,7 @@ class CaseImporter:
                 if batch:
                     self.write_batch(batch, result)
                     self.progress(total, total)
-                self.write_links()
+                write_links(self.links)
                 if dry_run:
                     raise _DryRunRollback
         except _DryRunRollback:
@@ -198,10 +169,12 @@ class CaseImporter:
     def write_batch(self, batch, result):
         existing = {
             case.public_id: case
-            for case in Case.objects.for_exchange().filter(public_id__in=[c["id"] for c in batch])
+            for case in Case.objects.live()
+            .for_exchange()
+            .filter(public_id__in=[c["id"] for c in batch])
         }
-        orgs = self.organisations(batch)
-        terms = self.terms(batch)
+        orgs = ensure_organisations(batch)
+        terms = ensure_terms(batch)
         to_create, to_update = [], []
         for data in batch:
             incoming = fingerprint(data)
@@ -225,138 +198,10 @@ class CaseImporter:
                 result.updated.append(data["id"])
 
         for case, data in to_create + to_update:
-            self.fill(case, data, orgs, terms)
+            fill_case(case, data, orgs, terms)
+            case.import_fingerprint = fingerprint(data)
         Case.objects.bulk_create([case for case, _ in to_create])
         if to_update:
             Case.objects.bulk_update([case for case, _ in to_update], CONTENT_FIELDS)
-            updated_pks = [case.pk for case, _ in to_update]
-            CaseTerm.objects.filter(case__in=updated_pks).delete()
-            CaseStep.objects.filter(case__in=updated_pks).delete()
-            Source.objects.filter(case__in=updated_pks).delete()
-            CaseRelation.objects.filter(from_case__in=updated_pks).delete()
-        self.write_children(to_create + to_update, terms)
-        self.links.extend(
-            (data["id"], data["related"], data["recurrence_of"])
-            for _, data in to_create + to_update
-        )
-
-    @staticmethod
-    def fill(case, data, orgs, terms):
-        case.org = orgs[data["org_slug"]]
-        case.date = parse_date(data["date"])
-        case.date_kind = data["date_kind"]
-        case.severity = data["severity"]
-        case.root_cause = (
-            terms[(Vocabulary.ROOT_CAUSE, data["root_cause"])] if data["root_cause"] else None
-        )
-        for field in TRANSLATED_FIELDS:
-            for language in LANGUAGES:
-                setattr(case, f"{field}_{language}", data[field][language])
-        for field in IMPACT_FIELDS:
-            for language in LANGUAGES:
-                setattr(case, f"impact_{field}_{language}", data["impact"][field][language])
-        for field in ("detected_after", "resolved_after"):
-            value = data["timeline"][field]
-            setattr(case, field, parse_duration(value) if value else None)
-        case.docs = data["docs"]
-        case.written_by = data["review"]["written_by"] or ""
-        case.reviewed_by = data["review"]["reviewed_by"] or ""
-        reviewed_at = data["review"]["reviewed_at"]
-        case.reviewed_at = parse_datetime(reviewed_at) if reviewed_at else None
-        case.updated_at = parse_datetime(data["updated_at"]) if data["updated_at"] else None
-        case.source_url = data["url"] or ""
-        case.import_fingerprint = fingerprint(data)
-        case.search_text = search_text_for(data, terms)
-
-    @staticmethod
-    def write_children(pairs, terms):
-        case_terms, steps, sources = [], [], []
-        for case, data in pairs:
-            position = 0
-            for list_field, vocabulary in LIST_VOCABULARIES.items():
-                for slug in data[list_field]:
-                    case_terms.append(
-                        CaseTerm(case=case, term=terms[(vocabulary, slug)], position=position)
-                    )
-                    position += 1
-            for kind, list_field in (
-                (CaseStep.Kind.REMEDIATION, "remediation"),
-                (CaseStep.Kind.ACTION_ITEM, "action_items"),
-            ):
-                for position, text in enumerate(data[list_field]):
-                    steps.append(
-                        CaseStep(
-                            case=case,
-                            kind=kind,
-                            position=position,
-                            text_en=text["en"],
-                            text_ko=text["ko"],
-                        )
-                    )
-            for position, item in enumerate(data["sources"]):
-                sources.append(
-                    Source(
-                        case=case,
-                        position=position,
-                        url=item["url"],
-                        kind=item["kind"] or "",
-                        archived=item["archived"] or "",
-                    )
-                )
-        CaseTerm.objects.bulk_create(case_terms)
-        CaseStep.objects.bulk_create(steps)
-        Source.objects.bulk_create(sources)
-
-    def write_links(self):
-        """Related cases and recurrences, once every case of the run exists."""
-        ids = {case_id for case_id, _, _ in self.links}
-        ids |= {ref for _, related, _ in self.links for ref in related}
-        ids |= {recurrence for _, _, recurrence in self.links if recurrence}
-        pks = {}
-        for chunk in chunked(ids):
-            pks.update(Case.objects.filter(public_id__in=chunk).values_list("public_id", "pk"))
-        relations = [
-            CaseRelation(from_case_id=pks[case_id], to_case_id=pks[ref], position=position)
-            for case_id, related, _ in self.links
-            for position, ref in enumerate(related)
-        ]
-        CaseRelation.objects.bulk_create(relations)
-        by_target = defaultdict(list)
-        for case_id, _, recurrence in self.links:
-            by_target[pks.get(recurrence)].append(pks[case_id])
-        for target, case_pks in by_target.items():
-            for chunk in chunked(case_pks):
-                Case.objects.filter(pk__in=chunk).update(recurrence_of_id=target)
-
-    # --- lookups created on demand -------------------------------------------
-
-    @staticmethod
-    def organisations(batch):
-        wanted = {data["org_slug"]: data["org"] for data in batch}
-        found = {org.slug: org for org in Organisation.objects.filter(slug__in=wanted)}
-        missing = [
-            Organisation(slug=slug, name=name) for slug, name in wanted.items() if slug not in found
-        ]
-        Organisation.objects.bulk_create(missing)
-        found.update({org.slug: org for org in missing})
-        return found
-
-    @staticmethod
-    def terms(batch):
-        wanted = set()
-        for data in batch:
-            for list_field, vocabulary in LIST_VOCABULARIES.items():
-                wanted.update((vocabulary, slug) for slug in data[list_field])
-            if data["root_cause"]:
-                wanted.add((Vocabulary.ROOT_CAUSE, data["root_cause"]))
-        found = {}
-        for chunk in chunked({slug for _, slug in wanted}):
-            for term in Term.objects.filter(slug__in=chunk):
-                found[(term.vocabulary, term.slug)] = term
-        missing = [
-            Term(vocabulary=vocabulary, slug=slug, label_en=Term.label_from_slug(slug))
-            for vocabulary, slug in sorted(wanted - set(found))
-        ]
-        Term.objects.bulk_create(missing)
-        found.update({(term.vocabulary, term.slug): term for term in missing})
-        return found
+        replace_children(to_create + to_update, terms)
+        self.links.extend((case.pk, data) for case, data in to_create + to_update)

@@ -10,6 +10,8 @@ import datetime
 import re
 from dataclasses import dataclass
 
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.utils.dateparse import parse_date, parse_datetime, parse_duration
 from django.utils.text import slugify
 
@@ -36,6 +38,7 @@ SEVERITIES = tuple(Case.Severity.values)
 DATE_KINDS = tuple(Case.DateKind.values)
 MAX_TITLE_LENGTH = Case._meta.get_field("title").max_length
 MAX_URL_LENGTH = 1000
+HTTP_URL = URLValidator(schemes=["http", "https"])
 UNSAFE_URL_CHARACTER = re.compile(r"[\s\x00-\x1f\x7f]")
 
 
@@ -90,6 +93,39 @@ def format_datetime(value: datetime.datetime | None) -> str | None:
     return value.astimezone(datetime.UTC).isoformat().replace("+00:00", "Z")
 
 
+# --- rules shared with the admin's form and model validators (cases/validators.py) -----
+
+
+def url_problem(value):
+    """Why a link may not be stored, or None. Only http and https, never javascript: or data:."""
+    lowered = value.strip().lower()
+    if not (lowered.startswith("http://") or lowered.startswith("https://")):
+        return "only http and https links are allowed"
+    if len(value) > MAX_URL_LENGTH:
+        return f"a link may be at most {MAX_URL_LENGTH} characters long"
+    if UNSAFE_URL_CHARACTER.search(value) or len(value) <= len("https://"):
+        return f"{value!r} is not a valid link"
+    try:
+        HTTP_URL(value)
+    except ValidationError:
+        return f"{value!r} is not a valid link"
+    return None
+
+
+def case_id_problem(value):
+    if not CASE_ID_RE.match(value):
+        return f"{value!r} is not a case id: expected IL- and at least four digits"
+    return None
+
+
+def title_problem(english, korean):
+    if not english.strip() and not korean.strip():
+        return "a title is required in at least one language (en or ko)"
+    if len(english) > MAX_TITLE_LENGTH or len(korean) > MAX_TITLE_LENGTH:
+        return f"a title may be at most {MAX_TITLE_LENGTH} characters long"
+    return None
+
+
 class CaseValidator:
     """Checks one case object; collects problems instead of stopping at the first."""
 
@@ -114,13 +150,10 @@ class CaseValidator:
         case["date_kind"] = self.choice("date_kind", raw.get("date_kind"), DATE_KINDS, "occurred")
         for field in TRANSLATED_FIELDS:
             case[field] = self.translated(field, raw.get(field), plain_string_ok=False)
-        if not any(case["title"].values()) and "title" not in {p.path for p in self.problems}:
-            self.problem("title", "a title is required in at least one language (en or ko)")
-        elif (
-            len(case["title"]["en"]) > MAX_TITLE_LENGTH
-            or len(case["title"]["ko"]) > MAX_TITLE_LENGTH
-        ):
-            self.problem("title", f"a title may be at most {MAX_TITLE_LENGTH} characters long")
+        if "title" not in {p.path for p in self.problems}:
+            message = title_problem(case["title"]["en"], case["title"]["ko"])
+            if message:
+                self.problem("title", message)
         case["impact"] = self.impact(raw.get("impact"))
         case["severity"] = self.choice("severity", raw.get("severity"), SEVERITIES, "unknown")
         for field in TERM_LIST_FIELDS:
@@ -161,8 +194,9 @@ class CaseValidator:
         value = self.string("id", value, required=True)
         if value is None:
             return None
-        if not CASE_ID_RE.match(value):
-            self.problem("id", f"{value!r} is not a case id: expected IL- and at least four digits")
+        message = case_id_problem(value)
+        if message:
+            self.problem("id", message)
             return None
         return value
 
@@ -258,15 +292,9 @@ class CaseValidator:
             if required:
                 self.problem(path, "must not be empty")
             return None
-        lowered = value.lower()
-        if not (lowered.startswith("http://") or lowered.startswith("https://")):
-            self.problem(path, "only http and https links are allowed")
-            return None
-        if len(value) > MAX_URL_LENGTH:
-            self.problem(path, f"a link may be at most {MAX_URL_LENGTH} characters long")
-            return None
-        if UNSAFE_URL_CHARACTER.search(value) or len(value) <= len("https://"):
-            self.problem(path, f"{value!r} is not a valid link")
+        message = url_problem(value)
+        if message:
+            self.problem(path, message)
             return None
         return value
 

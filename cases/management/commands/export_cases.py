@@ -24,7 +24,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, output, status, jsonl, **options):
-        cases = Case.objects.all()
+        cases = Case.objects.live()
         if status:
             cases = cases.filter(status=status)
         json_lines = jsonl or (output is not None and output.endswith(".jsonl"))

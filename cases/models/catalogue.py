@@ -6,9 +6,12 @@ django-modeltranslation adds an `_en` and a `_ko` column for each.
 
 import re
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+
+from cases.validators import CaseIdValidator, HttpUrlListValidator, HttpUrlValidator
 
 CASE_ID_RE = re.compile(r"^IL-\d{4,}$")
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -62,6 +65,7 @@ class Term(models.Model):
         ]
         verbose_name = _("term")
         verbose_name_plural = _("terms")
+        permissions = [("merge_term", _("Can merge two terms"))]
 
     def __str__(self):
         return f"{self.get_vocabulary_display()}: {self.label}"
@@ -80,6 +84,10 @@ class CaseQuerySet(models.QuerySet):
     def published(self):
         """What the public may see."""
         return self.filter(status=Case.Status.PUBLISHED)
+
+    def live(self):
+        """Cases themselves, without the working copies of pending revisions."""
+        return self.filter(draft_of__isnull=True)
 
     def for_exchange(self):
         """Everything the exchange format needs, fetched in a fixed number of queries."""
@@ -115,7 +123,9 @@ class Case(models.Model):
         HIGH = "high", _("High")
         CRITICAL = "critical", _("Critical")
 
-    public_id = models.CharField(_("id"), max_length=20, unique=True, help_text="IL-0000")
+    public_id = models.CharField(
+        _("id"), max_length=20, help_text="IL-0000", validators=[CaseIdValidator()]
+    )
     org = models.ForeignKey(
         Organisation, on_delete=models.PROTECT, related_name="cases", verbose_name=_("organisation")
     )
@@ -147,7 +157,9 @@ class Case(models.Model):
     terms = models.ManyToManyField(Term, through="CaseTerm", related_name="cases", blank=True)
     detected_after = models.DurationField(_("detected after"), null=True, blank=True)
     resolved_after = models.DurationField(_("resolved after"), null=True, blank=True)
-    docs = models.JSONField(_("documentation links"), default=list, blank=True)
+    docs = models.JSONField(
+        _("documentation links"), default=list, blank=True, validators=[HttpUrlListValidator()]
+    )
     recurrence_of = models.ForeignKey(
         "self",
         on_delete=models.SET_NULL,
@@ -162,7 +174,9 @@ class Case(models.Model):
     written_by = models.CharField(_("written by"), max_length=200, blank=True)
     reviewed_by = models.CharField(_("reviewed by"), max_length=200, blank=True)
     reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
-    source_url = models.URLField(_("canonical address"), max_length=1000, blank=True)
+    source_url = models.CharField(
+        _("canonical address"), max_length=1000, blank=True, validators=[HttpUrlValidator()]
+    )
     updated_at = models.DateTimeField(_("updated at"), null=True, blank=True)
 
     status = models.CharField(
@@ -176,6 +190,55 @@ class Case(models.Model):
     # Every searchable text of the case in both languages, casefolded, with the labels and
     # aliases of its terms (see cases/search.py). On PostgreSQL a trigram index serves it.
     search_text = models.TextField(blank=True, editable=False)
+
+    # Editorial state (see cases/workflow.py). A published case is never edited in place:
+    # edits go to a working copy (`draft_of` points at the published case) that becomes
+    # public only when a reviewer approves it.
+    draft_of = models.OneToOneField(
+        "self",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="working_copy",
+        editable=False,
+        verbose_name=_("pending revision of"),
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        editable=False,
+        verbose_name=_("created by"),
+    )
+    last_edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        editable=False,
+        verbose_name=_("last edited by"),
+    )
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        editable=False,
+        verbose_name=_("submitted by"),
+    )
+    # Bumped by every editorial save: a form saved against an older number is refused.
+    edit_version = models.PositiveIntegerField(default=0, editable=False)
+    # For each translated field, a hash of the English text the Korean was written
+    # against; a Korean text whose English has changed since is possibly stale.
+    translation_basis = models.JSONField(default=dict, blank=True, editable=False)
+    # Derived from the texts and the basis at every write, so that lists can filter on them.
+    ko_missing = models.BooleanField(_("Korean missing"), default=False, editable=False)
+    en_missing = models.BooleanField(_("English missing"), default=False, editable=False)
+    ko_stale = models.BooleanField(_("Korean possibly stale"), default=False, editable=False)
     created = models.DateTimeField(auto_now_add=True)
     modified = models.DateTimeField(auto_now=True)
 
@@ -185,6 +248,10 @@ class Case(models.Model):
         ordering = ["-date", "-public_id"]
         indexes = [models.Index(fields=["status", "-date"], name="case_status_date")]
         constraints = [
+            # One case per id; a pending revision shares its case's id.
+            models.UniqueConstraint(
+                fields=["public_id"], condition=Q(draft_of__isnull=True), name="case_unique_id"
+            ),
             models.CheckConstraint(condition=Q(public_id__startswith="IL-"), name="case_id_prefix"),
             models.CheckConstraint(
                 condition=~Q(status="published") | Q(published_at__isnull=False),
@@ -193,6 +260,10 @@ class Case(models.Model):
         ]
         verbose_name = _("case")
         verbose_name_plural = _("cases")
+        permissions = [
+            ("submit_case", _("Can submit a case for review")),
+            ("review_case", _("Can approve and publish, request changes and withdraw cases")),
+        ]
 
     def __str__(self):
         return f"{self.public_id}: {self.title}"
@@ -273,9 +344,11 @@ class CaseStep(models.Model):
 class Source(models.Model):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="sources")
     position = models.PositiveSmallIntegerField(_("position"), default=0)
-    url = models.URLField(_("address"), max_length=1000)
+    url = models.CharField(_("address"), max_length=1000, validators=[HttpUrlValidator()])
     kind = models.SlugField(_("kind"), max_length=50, blank=True)
-    archived = models.URLField(_("archived copy"), max_length=1000, blank=True)
+    archived = models.CharField(
+        _("archived copy"), max_length=1000, blank=True, validators=[HttpUrlValidator()]
+    )
 
     class Meta:
         ordering = ["position"]

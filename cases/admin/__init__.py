@@ -1,0 +1,4 @@
+from .case import CaseAdmin
+from .taxonomy import OrganisationAdmin, TermAdmin
+
+__all__ = ["CaseAdmin", "OrganisationAdmin", "TermAdmin"]

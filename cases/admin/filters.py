@@ -1,0 +1,68 @@
+"""Filters that find an editor's work in the case list."""
+
+from django.contrib import admin
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from cases.models import Case
+
+Status = Case.Status
+
+
+def queue_query(name, user):
+    """The cases in one of a user's queues; shared with the dashboard's counts."""
+    if name == "review":
+        return Q(status=Status.IN_REVIEW) & ~Q(last_edited_by=user) & ~Q(submitted_by=user)
+    if name == "drafts":
+        return Q(status=Status.DRAFT) & (Q(created_by=user) | Q(last_edited_by=user))
+    if name == "changes":
+        return Q(status=Status.CHANGES_REQUESTED) & (
+            Q(created_by=user) | Q(last_edited_by=user) | Q(submitted_by=user)
+        )
+    if name == "pending":
+        return Q(draft_of__isnull=False)
+    raise ValueError(name)
+
+
+QUEUES = [
+    ("review", _("Waiting for my review")),
+    ("drafts", _("My drafts")),
+    ("changes", _("Changes requested on my cases")),
+    ("pending", _("Pending revisions of published cases")),
+]
+
+
+class QueueFilter(admin.SimpleListFilter):
+    title = _("queue")
+    parameter_name = "queue"
+
+    def lookups(self, request, model_admin):
+        if request.user.has_perm("cases.review_case"):
+            return QUEUES
+        return [queue for queue in QUEUES if queue[0] != "review"]
+
+    def queryset(self, request, queryset):
+        if self.value() in dict(QUEUES):
+            return queryset.filter(queue_query(self.value(), request.user))
+        return queryset
+
+
+class TranslationFilter(admin.SimpleListFilter):
+    title = _("translation")
+    parameter_name = "translation"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("ko_missing", _("Korean missing")),
+            ("en_missing", _("English missing")),
+            ("ko_stale", _("Korean possibly stale")),
+            ("complete", _("Both complete and current")),
+        ]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value in ("ko_missing", "en_missing", "ko_stale"):
+            return queryset.filter(**{value: True})
+        if value == "complete":
+            return queryset.filter(ko_missing=False, en_missing=False, ko_stale=False)
+        return queryset

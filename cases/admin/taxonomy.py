@@ -1,0 +1,91 @@
+"""Organisations and the taxonomy: labels, aliases, case counts, merging terms."""
+
+from django.contrib import admin, messages
+from django.db.models import Count
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from modeltranslation.admin import TabbedTranslationAdmin
+
+from cases.models import Organisation, Term
+from cases.taxonomy import TaxonomyError, term_merge
+
+
+@admin.register(Organisation)
+class OrganisationAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "case_count"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(case_count=Count("cases"))
+
+    @admin.display(description=gettext_lazy("cases"), ordering="case_count")
+    def case_count(self, org):
+        return org.case_count
+
+
+@admin.register(Term)
+class TermAdmin(TabbedTranslationAdmin):
+    list_display = ["label", "slug", "vocabulary", "case_count"]
+    list_filter = ["vocabulary"]
+    search_fields = ["slug", "label_en", "label_ko", "aliases_en", "aliases_ko"]
+    ordering = ["vocabulary", "slug"]
+    actions = ["merge_terms"]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                case_count=Count("case_terms", distinct=True) + Count("caused_cases", distinct=True)
+            )
+        )
+
+    @admin.display(description=gettext_lazy("cases"), ordering="case_count")
+    def case_count(self, term):
+        return term.case_count
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_merge_permission(self, request):
+        return request.user.has_perm("cases.merge_term")
+
+    @admin.action(description=gettext_lazy("Merge selected terms into one"), permissions=["merge"])
+    def merge_terms(self, request, queryset):
+        terms = list(queryset.order_by("vocabulary", "slug"))
+        if len({term.vocabulary for term in terms}) != 1 or len(terms) < 2:
+            self.message_user(
+                request, _("Choose two or more terms of one vocabulary to merge."), messages.ERROR
+            )
+            return None
+        survivor_pk = request.POST.get("survivor")
+        if survivor_pk:
+            survivor = next((t for t in terms if str(t.pk) == survivor_pk), None)
+            if survivor is None:
+                self.message_user(request, _("Choose the term to keep."), messages.ERROR)
+                return None
+            try:
+                moved = term_merge(survivor=survivor, others=[t for t in terms if t != survivor])
+            except TaxonomyError as error:
+                self.message_user(request, str(error), messages.ERROR)
+                return None
+            self.message_user(
+                request,
+                _("Merged into “%(label)s”; %(count)s case(s) moved. The old slugs redirect.")
+                % {"label": survivor.label, "count": moved},
+                messages.SUCCESS,
+            )
+            return None
+        return TemplateResponse(
+            request,
+            "admin/cases/term/merge.html",
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "title": _("Merge terms"),
+                "terms": terms,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            },
+        )

@@ -1,0 +1,33 @@
+from .catalogue import (
+    CASE_ID_RE,
+    LIST_VOCABULARIES,
+    SLUG_RE,
+    Case,
+    CaseQuerySet,
+    CaseRelation,
+    CaseStep,
+    CaseTerm,
+    Organisation,
+    Source,
+    Term,
+    Vocabulary,
+)
+from .editorial import CaseTransition, CaseVersion, TermRedirect
+
+__all__ = [
+    "CASE_ID_RE",
+    "LIST_VOCABULARIES",
+    "SLUG_RE",
+    "Case",
+    "CaseQuerySet",
+    "CaseRelation",
+    "CaseStep",
+    "CaseTerm",
+    "CaseTransition",
+    "CaseVersion",
+    "Organisation",
+    "Source",
+    "Term",
+    "TermRedirect",
+    "Vocabulary",
+]

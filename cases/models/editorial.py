@@ -1,0 +1,78 @@
+"""The editorial record: workflow transitions, saved versions, merged terms."""
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from .catalogue import Case, Term
+
+
+class CaseTransition(models.Model):
+    """One step of a case through the review workflow: who, when, from, to, why."""
+
+    # Kept when the case is deleted: `public_id` still says whose step it was.
+    case = models.ForeignKey(Case, on_delete=models.SET_NULL, null=True, related_name="transitions")
+    public_id = models.CharField(max_length=20, db_index=True)
+    action = models.CharField(_("action"), max_length=40)  # e.g. incidentlib.case.approved
+    from_status = models.CharField(_("from"), max_length=20, choices=Case.Status.choices)
+    to_status = models.CharField(_("to"), max_length=20, choices=Case.Status.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    note = models.TextField(_("note"), blank=True)
+    pending_revision = models.BooleanField(_("on a pending revision"), default=False)
+    at = models.DateTimeField(_("when"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["at", "pk"]
+        verbose_name = _("workflow transition")
+        verbose_name_plural = _("workflow transitions")
+
+    def __str__(self):
+        return f"{self.public_id}: {self.from_status} → {self.to_status}"
+
+
+class CaseVersion(models.Model):
+    """Every saved state of a case, in the exchange format, to compare and restore.
+
+    Kept when the case is deleted: `public_id` still says whose version it was.
+    """
+
+    case = models.ForeignKey(Case, on_delete=models.SET_NULL, null=True, related_name="versions")
+    public_id = models.CharField(max_length=20, db_index=True)
+    number = models.PositiveIntegerField()
+    data = models.JSONField()
+    status = models.CharField(max_length=20, choices=Case.Status.choices)
+    pending_revision = models.BooleanField(default=False)
+    saved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    saved_at = models.DateTimeField(auto_now_add=True)
+    reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["public_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["public_id", "number"], name="version_unique_number"),
+        ]
+        verbose_name = _("version")
+        verbose_name_plural = _("versions")
+
+    def __str__(self):
+        return f"{self.public_id} #{self.number}"
+
+
+class TermRedirect(models.Model):
+    """The slug of a term merged into another: old links lead to the survivor."""
+
+    vocabulary = models.CharField(max_length=20)
+    old_slug = models.SlugField(max_length=100)
+    term = models.ForeignKey(Term, on_delete=models.CASCADE, related_name="redirects")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["vocabulary", "old_slug"], name="redirect_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.vocabulary}/{self.old_slug} → {self.term.slug}"

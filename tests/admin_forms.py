@@ -1,0 +1,43 @@
+"""Submitting admin change forms as a browser would: the data the form was shown with."""
+
+
+def field_value(bound):
+    value = bound.value()  # already prepared for display, as the widget renders it
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return [str(v) for v in value]
+    return str(value)
+
+
+def form_fields(form):
+    data = {}
+    for name in form.fields:
+        if name == "DELETE":
+            continue
+        bound = form[name]
+        value = field_value(bound)
+        if isinstance(value, list):
+            data[bound.html_name] = value
+        elif getattr(bound.field.widget, "input_type", None) == "checkbox":
+            if bound.value():
+                data[bound.html_name] = "on"
+        else:
+            data[bound.html_name] = value
+    return data
+
+
+def change_form_data(response, **changes):
+    """POST data for an admin change form from its GET response, with `changes` applied."""
+    context = response.context
+    data = form_fields(context["adminform"].form)
+    for inline in context["inline_admin_formsets"]:
+        formset = inline.formset
+        management = formset.management_form
+        for name in management.fields:
+            data[management.add_prefix(name)] = str(management[name].value() or 0)
+        for form in formset.initial_forms:
+            data.update(form_fields(form))
+    data.update(changes)
+    data["_save"] = "Save"
+    return data
