@@ -10,9 +10,10 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline
+from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
 from cases import history, workflow
 from cases.exchange.validation import title_problem
@@ -99,7 +100,7 @@ class CaseForm(forms.ModelForm):
 
 
 @admin.register(Case)
-class CaseAdmin(TabbedTranslationAdmin):
+class CaseAdmin(TranslationAdmin):
     form = CaseForm
     change_form_template = "admin/cases/case/change_form.html"
     list_display = [
@@ -126,23 +127,35 @@ class CaseAdmin(TabbedTranslationAdmin):
     inlines = [CaseTermInline, CaseStepInline, SourceInline, RelatedCaseInline]
     actions = ["submit_selected", "approve_selected"]
     readonly_fields = ["status", "published_at", "reviewed_by", "reviewed_at", "updated_at"]
+    # English and Korean side by side, a row per text, so a translator sees both at once.
     fieldsets = [
         (None, {"fields": ["public_id", "org", "date", "date_kind", "severity", "seen_version"]}),
         (
-            gettext_lazy("Story"),
-            {"fields": ["title", "summary", "symptoms_text", "trigger", "detection", "lessons"]},
+            gettext_lazy("Story (English | Korean)"),
+            {
+                "fields": [
+                    ("title_en", "title_ko"),
+                    ("summary_en", "summary_ko"),
+                    ("symptoms_text_en", "symptoms_text_ko"),
+                    ("trigger_en", "trigger_ko"),
+                    ("detection_en", "detection_ko"),
+                    ("lessons_en", "lessons_ko"),
+                ],
+                "classes": ["side-by-side"],
+            },
         ),
         (
             gettext_lazy("Cause and impact"),
             {
                 "fields": [
                     "root_cause",
-                    "impact_scope",
-                    "impact_users",
-                    "impact_region",
+                    ("impact_scope_en", "impact_scope_ko"),
+                    ("impact_users_en", "impact_users_ko"),
+                    ("impact_region_en", "impact_region_ko"),
                     "detected_after",
                     "resolved_after",
-                ]
+                ],
+                "classes": ["side-by-side"],
             },
         ),
         (
@@ -155,11 +168,14 @@ class CaseAdmin(TabbedTranslationAdmin):
         ),
     ]
 
+    class Media:
+        css = {"all": ["admin/side_by_side.css"]}
+
     # --- columns ------------------------------------------------------------------
 
     @admin.display(description=gettext_lazy("title"), ordering="title_en")
     def title_column(self, case):
-        return case.title_en or case.title_ko
+        return Truncator(case.title_en or case.title_ko).chars(90)
 
     @admin.display(description=gettext_lazy("status"), ordering="status")
     def status_column(self, case):

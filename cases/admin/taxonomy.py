@@ -5,7 +5,7 @@ from django.db.models import Count
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from modeltranslation.admin import TabbedTranslationAdmin
+from modeltranslation.admin import TranslationAdmin
 
 from cases.models import Organisation, Term
 from cases.taxonomy import TaxonomyError, term_merge
@@ -18,7 +18,8 @@ class OrganisationAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(case_count=Count("cases"))
+        # An aggregate drops Meta.ordering; autocomplete pages need an order.
+        return super().get_queryset(request).annotate(case_count=Count("cases")).order_by("name")
 
     @admin.display(description=gettext_lazy("cases"), ordering="case_count")
     def case_count(self, org):
@@ -26,7 +27,7 @@ class OrganisationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Term)
-class TermAdmin(TabbedTranslationAdmin):
+class TermAdmin(TranslationAdmin):
     list_display = ["label", "slug", "vocabulary", "case_count"]
     list_filter = ["vocabulary"]
     search_fields = ["slug", "label_en", "label_ko", "aliases_en", "aliases_ko"]

@@ -10,8 +10,10 @@ SECRET_KEY = "test-only-key"
 ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 if not os.environ.get("DATABASE_URL"):
-    DATABASES = {"default": database_from_env(":memory:")}  # noqa: F405
-    DATABASES["default"]["OPTIONS"].pop("init_command", None)
+    # A file, not memory: the browser tests' live server answers from several threads,
+    # and an in-memory SQLite database cannot be shared between them.
+    DATABASES = {"default": database_from_env(VAR_DIR / "test.sqlite3")}  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}  # noqa: F405
 STORAGES["staticfiles"]["BACKEND"] = (  # noqa: F405
     "django.contrib.staticfiles.storage.StaticFilesStorage"
 )
