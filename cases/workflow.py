@@ -151,7 +151,9 @@ def _transition(name, *, case, user, note=""):
     transition = TRANSITIONS[name]
     note = (note or "").strip()
     with transaction.atomic():
-        case = Case.objects.select_for_update().select_related("draft_of").get(pk=case.pk)
+        case = (
+            Case.objects.select_for_update(of=("self",)).select_related("draft_of").get(pk=case.pk)
+        )
         reason = refusal(user, transition, case)
         if reason:
             raise WorkflowError(reason)
@@ -205,7 +207,9 @@ def case_approve(*, case, user, note=""):
 
     transition = TRANSITIONS["approve"]
     with transaction.atomic():
-        case = Case.objects.select_for_update().select_related("draft_of").get(pk=case.pk)
+        case = (
+            Case.objects.select_for_update(of=("self",)).select_related("draft_of").get(pk=case.pk)
+        )
         reason = refusal(user, transition, case)
         if reason:
             raise WorkflowError(reason)
