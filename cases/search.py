@@ -13,21 +13,11 @@ from django.db.models import Case as Conditional
 from django.db.models import IntegerField, Value, When
 
 from .models import LIST_VOCABULARIES, Case, Vocabulary
+from .translation_state import TRACKED_FIELDS
 
 MAX_QUERY_LENGTH = 200
 MAX_WORDS = 8
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
-CASE_TEXT_FIELDS = (
-    "title",
-    "summary",
-    "trigger",
-    "detection",
-    "lessons",
-    "symptoms_text",
-    "impact_scope",
-    "impact_users",
-    "impact_region",
-)
 LANGUAGES = ("en", "ko")
 
 
@@ -59,7 +49,7 @@ def search_text_for(case, terms):
     `terms` maps (vocabulary, slug) to Term, for labels and aliases.
     """
     parts = [case["id"], case["org"], case["org_slug"]]
-    for field in CASE_TEXT_FIELDS:
+    for field in TRACKED_FIELDS:
         text = (
             case["impact"][field[len("impact_") :]] if field.startswith("impact_") else case[field]
         )

@@ -42,6 +42,7 @@ class Transition:
     sources: tuple
     target: str
     permission: str
+    audit_code: str  # recorded as incidentlib.case.<audit_code>
     note_required: bool = False
 
 
@@ -54,6 +55,7 @@ TRANSITIONS = {
             (Status.DRAFT, Status.CHANGES_REQUESTED),
             Status.IN_REVIEW,
             "cases.submit_case",
+            "submitted",
         ),
         Transition(
             "approve",
@@ -61,6 +63,7 @@ TRANSITIONS = {
             (Status.IN_REVIEW,),
             Status.PUBLISHED,
             "cases.review_case",
+            "approved",
         ),
         Transition(
             "request_changes",
@@ -68,6 +71,7 @@ TRANSITIONS = {
             (Status.IN_REVIEW,),
             Status.CHANGES_REQUESTED,
             "cases.review_case",
+            "changes_requested",
             note_required=True,
         ),
         Transition(
@@ -76,6 +80,7 @@ TRANSITIONS = {
             (Status.PUBLISHED,),
             Status.WITHDRAWN,
             "cases.review_case",
+            "withdrawn",
             note_required=True,
         ),
         Transition(
@@ -84,6 +89,7 @@ TRANSITIONS = {
             (Status.WITHDRAWN,),
             Status.DRAFT,
             "cases.review_case",
+            "reopened",
         ),
     ]
 }
@@ -147,20 +153,24 @@ def log(case, transition_action, from_status, to_status, user, note="", *, pendi
     )
 
 
-def _transition(name, *, case, user, note=""):
+def _locked_for(name, *, case, user, note):
+    """The case, locked for this transaction, once the transition is known to be allowed."""
     transition = TRANSITIONS[name]
+    case = Case.objects.select_for_update(of=("self",)).select_related("draft_of").get(pk=case.pk)
+    reason = refusal(user, transition, case)
+    if reason:
+        raise WorkflowError(reason)
+    if transition.note_required and not note:
+        raise WorkflowError(
+            _("“%(action)s” needs a note saying why.") % {"action": transition.label}
+        )
+    return case, transition
+
+
+def _transition(name, *, case, user, note=""):
     note = (note or "").strip()
     with transaction.atomic():
-        case = (
-            Case.objects.select_for_update(of=("self",)).select_related("draft_of").get(pk=case.pk)
-        )
-        reason = refusal(user, transition, case)
-        if reason:
-            raise WorkflowError(reason)
-        if transition.note_required and not note:
-            raise WorkflowError(
-                _("“%(action)s” needs a note saying why.") % {"action": transition.label}
-            )
+        case, transition = _locked_for(name, case=case, user=user, note=note)
         from_status = case.status
         case.status = transition.target
         fields = ["status", "modified"]
@@ -168,19 +178,7 @@ def _transition(name, *, case, user, note=""):
             case.submitted_by = user
             fields.append("submitted_by")
         case.save(update_fields=fields)
-        log(
-            case,
-            {
-                "submit": "submitted",
-                "request_changes": "changes_requested",
-                "withdraw": "withdrawn",
-                "reopen": "reopened",
-            }[name],
-            from_status,
-            case.status,
-            user,
-            note,
-        )
+        log(case, transition.audit_code, from_status, case.status, user, note)
         return case
 
 
@@ -205,14 +203,8 @@ def case_approve(*, case, user, note=""):
     public content. Either way the review metadata names the approver."""
     from . import history
 
-    transition = TRANSITIONS["approve"]
     with transaction.atomic():
-        case = (
-            Case.objects.select_for_update(of=("self",)).select_related("draft_of").get(pk=case.pk)
-        )
-        reason = refusal(user, transition, case)
-        if reason:
-            raise WorkflowError(reason)
+        case, transition = _locked_for("approve", case=case, user=user, note=note)
         now = timezone.now()
         was_revision = bool(case.draft_of_id)
         if was_revision:
@@ -235,7 +227,7 @@ def case_approve(*, case, user, note=""):
         published.save()
         log(
             published,
-            "approved",
+            transition.audit_code,
             Status.IN_REVIEW,
             Status.PUBLISHED,
             user,

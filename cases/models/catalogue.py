@@ -104,6 +104,19 @@ class CaseQuerySet(models.QuerySet):
         )
 
 
+def editor_field(verbose_name):
+    """Who did something to a case; the case outlives the account."""
+    return models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        editable=False,
+        verbose_name=verbose_name,
+    )
+
+
 class Case(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
@@ -203,33 +216,9 @@ class Case(models.Model):
         editable=False,
         verbose_name=_("pending revision of"),
     )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        editable=False,
-        verbose_name=_("created by"),
-    )
-    last_edited_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        editable=False,
-        verbose_name=_("last edited by"),
-    )
-    submitted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        editable=False,
-        verbose_name=_("submitted by"),
-    )
+    created_by = editor_field(_("created by"))
+    last_edited_by = editor_field(_("last edited by"))
+    submitted_by = editor_field(_("submitted by"))
     # Bumped by every editorial save: a form saved against an older number is refused.
     edit_version = models.PositiveIntegerField(default=0, editable=False)
     # For each translated field, a hash of the English text the Korean was written
