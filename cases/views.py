@@ -187,7 +187,7 @@ def similar_cases(case, limit=SIMILAR_CASES):
 
 @require_safe
 def case_detail_json(request, public_id):
-    case = public_case(public_id, Case.objects.for_exchange())
+    case = public_case(public_id, Case.objects.live().for_exchange())
     if case.status == Case.Status.WITHDRAWN:
         return JsonResponse({"id": case.public_id, "status": "withdrawn"}, status=410)
     return JsonResponse(case_to_exchange(case), json_dumps_params={"ensure_ascii": False})

@@ -212,6 +212,10 @@ def test_a_published_case_is_read_only_and_offers_a_pending_revision(client, use
     copy = Case.objects.get(draft_of=case)
     assert response.url == change_url(copy)
     assert "has unpublished changes" in client.get(change_url(case)).content.decode()
+    listing = client.get(reverse("admin:cases_case_changelist")).content.decode()
+    assert (
+        "has unpublished changes" in listing and "pending revision of a published case" in listing
+    )
 
 
 # --- the whole flow through the admin, and the public page -------------------------
@@ -237,6 +241,23 @@ def test_editing_a_published_case_changes_the_public_page_only_after_approval(cl
     case.refresh_from_db()
     assert case.status == Status.PUBLISHED and case.sources.get().url == "https://example.org/pm"
     assert not Case.objects.filter(draft_of=case).exists()
+
+
+def test_a_pending_revision_never_shows_publicly(client, users):
+    case = CaseFactory(public_id="IL-0650", title_en="Live text")
+    login(client, users["editor"])
+    client.post(reverse("admin:cases_case_revise", args=[case.pk]))
+    Case.objects.filter(draft_of=case).update(
+        title_en="Unreviewed text", date=case.date.replace(year=2030)
+    )
+    client.logout()
+    assert client.get("/en/cases/IL-0650.json").json()["title"]["en"] == "Live text"
+    assert "Unreviewed text" not in client.get("/en/cases/IL-0650/").content.decode()
+    listing = (
+        client.get("/en/cases/").content.decode() + client.get("/en/cases.json").content.decode()
+    )
+    assert "Unreviewed text" not in listing
+    assert "Unreviewed text" not in client.get("/en/feed.atom").content.decode()
 
 
 def test_request_changes_needs_a_note_and_shows_it_on_the_timeline(client, users):

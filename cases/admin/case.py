@@ -4,6 +4,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -182,7 +183,13 @@ class CaseAdmin(TranslationAdmin):
         label = case.get_status_display()
         if case.draft_of_id:
             return format_html("{} <em>({})</em>", label, _("pending revision of a published case"))
+        if case.has_pending_revision:
+            return format_html("{} <strong>({})</strong>", label, _("has unpublished changes"))
         return label
+
+    def get_queryset(self, request):
+        pending = Case.objects.filter(draft_of=OuterRef("pk"))
+        return super().get_queryset(request).annotate(has_pending_revision=Exists(pending))
 
     @admin.display(description=gettext_lazy("languages"))
     def languages_column(self, case):
