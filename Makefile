@@ -11,7 +11,7 @@ PYTHON ?= $(shell for candidate in python3 python3.14 python3.13 python3.12; do 
 	   $$candidate -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
 	   command -v $$candidate; break; fi; done)
 
-.PHONY: run test install lint format migrations-check lock load-data clean messages
+.PHONY: run test install lint format migrations-check lock load-data clean messages vendor
 
 run: install load-data
 	@echo "Serving http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/). Ctrl-C stops."
@@ -64,3 +64,11 @@ clean:
 messages: install
 	$(PY) manage.py makemessages -l ko --no-location -i '.venv/*' -i 'tests/*'
 	$(PY) manage.py compilemessages -l ko -i .venv
+
+# Browser libraries are vendored into static/vendor/ (no CDN); this refetches the pinned ones.
+CYTOSCAPE_VERSION := 3.35.0
+vendor:
+	rm -rf .vendor-tmp && mkdir .vendor-tmp
+	cd .vendor-tmp && npm pack --silent cytoscape@$(CYTOSCAPE_VERSION) && tar xzf cytoscape-$(CYTOSCAPE_VERSION).tgz
+	cp .vendor-tmp/package/dist/cytoscape.min.js .vendor-tmp/package/LICENSE static/vendor/cytoscape/
+	rm -rf .vendor-tmp

@@ -61,6 +61,7 @@ def facet_counts(filterset, terms, public_queryset):
         if vocabularies:
             rows = (
                 CaseTerm.objects.filter(case__in=cases, term__vocabulary__in=vocabularies)
+                .order_by()
                 .values("term_id", "term__vocabulary")
                 .annotate(n=Count("case_id"))
             )
@@ -77,6 +78,7 @@ def facet_counts(filterset, terms, public_queryset):
                 rows = (
                     Case.objects.filter(pk__in=cases)
                     .exclude(**{f"{column}__isnull": True})
+                    .order_by()
                     .values(column)
                     .annotate(n=Count("pk"))
                 )

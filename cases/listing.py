@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch
+from django.db.models.functions import ExtractYear
 from django.utils.translation import gettext as _
 
 from .facets import build_facets, public_terms
@@ -32,6 +33,7 @@ class Listing:
     notices: list[str] = field(default_factory=list)
     suggestions: list = field(default_factory=list)
     common_components: list = field(default_factory=list)
+    charts: dict = field(default_factory=dict)
 
     @property
     def query(self):
@@ -48,18 +50,23 @@ class Listing:
         )
 
 
-def build_listing(request_data):
+def filtered_cases(request_data):
+    """(filterset, the published cases it selects, why it selects none if it is invalid)."""
     public = Case.objects.published()
     filterset = CaseFilter(request_data, queryset=public)
-    terms = public_terms()
-    notices = []
     if filterset.is_valid():
-        cases = filterset.qs
-    else:
-        cases = public.none()
-        for name, errors in filterset.form.errors.items():
-            label = filterset.filters[name].label if name in filterset.filters else name
-            notices += [_("%(filter)s: %(error)s") % {"filter": label, "error": e} for e in errors]
+        return filterset, filterset.qs, []
+    notices = []
+    for name, errors in filterset.form.errors.items():
+        label = filterset.filters[name].label if name in filterset.filters else name
+        notices += [_("%(filter)s: %(error)s") % {"filter": label, "error": e} for e in errors]
+    return filterset, public.none(), notices
+
+
+def build_listing(request_data):
+    public = Case.objects.published()
+    filterset, cases, notices = filtered_cases(request_data)
+    terms = public_terms()
 
     sort = filterset.sort_order()
     if sort == "relevance" and filterset.query:
@@ -89,6 +96,7 @@ def build_listing(request_data):
 
     listing = Listing(filterset, page, facets, notices)
     listing.common_components = common_components(filterset, cases, facets)
+    listing.charts = charts(filterset, cases, facets)
     if filterset.query:
         selected = {(f.name, v.slug) for f in facets for v in f.selected}
         orgs = [v.obj for f in facets if f.name == "org" for v in f.values if v.obj]
@@ -114,6 +122,7 @@ def common_components(filterset, cases, facets, limit=3):
             CaseTerm.objects.filter(
                 case__in=cases.order_by().values("pk"), term__vocabulary=Vocabulary.COMPONENT
             )
+            .order_by()
             .values("term_id")
             .annotate(n=Count("case_id"))
             .order_by("-n")[:limit]
@@ -124,3 +133,75 @@ def common_components(filterset, cases, facets, limit=3):
         return sorted(values, key=lambda v: -counts[v.obj.pk])[:limit]
     facet = next(f for f in facets if f.name == "component")
     return [v for v in facet.values if v.count][:limit]
+
+
+YEAR_BAR = 22  # width of one year's column in the SVG, in its units
+CHART_HEIGHT = 90
+CAUSE_ROW = 18
+
+
+def year_chart(items):
+    """Columns of cases per year: SVG geometry, computed here so the template stays plain."""
+    top = max((count for _label, count in items), default=0) or 1
+    plot = CHART_HEIGHT - 28  # room for the count above and the year below
+    columns = []
+    for index, (label, count) in enumerate(items):
+        height = round(plot * count / top, 1)
+        columns.append(
+            {
+                "label": label,
+                "short_label": f"’{label[-2:]}",
+                "count": count,
+                "x": index * YEAR_BAR,
+                "y": CHART_HEIGHT - 14 - height,
+                "height": height,
+                "text_x": index * YEAR_BAR + (YEAR_BAR - 4) / 2,
+            }
+        )
+    return {
+        "columns": columns,
+        "width": max(len(items) * YEAR_BAR, YEAR_BAR),
+        "height": CHART_HEIGHT,
+    }
+
+
+def cause_chart(items):
+    """Rows of cases per cause."""
+    top = max((count for _label, count in items), default=0) or 1
+    rows = [
+        {
+            "label": label,
+            "count": count,
+            "y": index * CAUSE_ROW,
+            "width": round(120 * count / top, 1),
+            "text_y": index * CAUSE_ROW + 11,
+            "count_x": 130 + round(120 * count / top, 1) + 4,
+        }
+        for index, (label, count) in enumerate(items)
+    ]
+    return {"rows": rows, "height": max(len(items) * CAUSE_ROW, CAUSE_ROW)}
+
+
+def charts(filterset, cases, facets):
+    """Cases per year and per cause, for the small charts above the list."""
+    years = (
+        cases.order_by()
+        .annotate(year=ExtractYear("date"))
+        .values("year")
+        .annotate(n=Count("pk"))
+        .order_by("year")
+    )
+    by_year = [(str(row["year"]), row["n"]) for row in years]
+    cause_facet = next(f for f in facets if f.name == "cause")
+    if filterset.selected("cause"):
+        # The facet ignores its own selection; count the causes within the list itself.
+        rows = cases.order_by().values("root_cause_id").annotate(n=Count("pk"))
+        counts = {row["root_cause_id"]: row["n"] for row in rows}
+        by_cause = [(v.label, counts.get(v.obj.pk, 0)) for v in cause_facet.values if v.obj]
+        by_cause = sorted([item for item in by_cause if item[1]], key=lambda item: -item[1])
+    else:
+        by_cause = [(v.label, v.count) for v in cause_facet.values if v.count]
+    return {
+        "years": year_chart(by_year) if by_year else None,
+        "causes": cause_chart(by_cause[:8]) if by_cause else None,
+    }

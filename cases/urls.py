@@ -22,6 +22,8 @@ urlpatterns = [
     path("cases.json", views.case_list_json, name="list-json"),
     path("cases/<case_id:public_id>/", views.case_detail, name="detail"),
     path("cases/<case_id:public_id>.json", views.case_detail_json, name="detail-json"),
+    path("graph/", views.graph, name="graph"),
+    path("graph.json", views.graph_json, name="graph-json"),
     path("feed.atom", feeds.LatestCasesFeed(), name="feed"),
     path("preview/<int:pk>/", views.case_preview, name="preview"),
 ]

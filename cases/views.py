@@ -4,17 +4,25 @@ from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
-from django.utils.translation import get_language_from_request
+from django.utils.translation import get_language_from_request, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from .exchange.serialize import case_to_exchange
 from .filters import FACETS
-from .listing import build_listing, with_card_data
+from .graph import build_graph, graph_tab
+from .listing import build_listing, filtered_cases, with_card_data
 from .models import Case, CaseTerm, TermRedirect
 
 SIMILAR_CASES = 5
+GRAPH_TABS = [
+    ("cause", gettext_lazy("Cause")),
+    ("component", gettext_lazy("Component")),
+    ("symptom", gettext_lazy("Symptom")),
+    ("contributing", gettext_lazy("Contributing factor")),
+    ("case", gettext_lazy("Cases")),
+]
 
 
 @require_safe
@@ -191,3 +199,31 @@ def case_detail_json(request, public_id):
     if case.status == Case.Status.WITHDRAWN:
         return JsonResponse({"id": case.public_id, "status": "withdrawn"}, status=410)
     return JsonResponse(case_to_exchange(case), json_dumps_params={"ensure_ascii": False})
+
+
+@require_safe
+def graph(request):
+    tab = graph_tab(request.GET.get("tab"))
+    filterset, cases, notices = filtered_cases(request.GET)
+    data = build_graph(tab, cases, request.GET)
+    query = request.GET.copy()
+    query.pop("tab", None)
+    context = {
+        "graph": data,
+        "tab": tab,
+        "tabs": GRAPH_TABS,
+        "notices": notices,
+        "links": data.strongest_links(),
+        "filters_query": query.urlencode(),
+        "json_url": f"{reverse('cases:graph-json')}?{request.GET.urlencode()}",
+    }
+    return render(request, "cases/graph.html", context)
+
+
+@require_safe
+def graph_json(request):
+    tab = graph_tab(request.GET.get("tab"))
+    _filterset, cases, notices = filtered_cases(request.GET)
+    data = build_graph(tab, cases, request.GET).as_json()
+    data["notices"] = [str(notice) for notice in notices]
+    return JsonResponse(data, json_dumps_params={"ensure_ascii": False})

@@ -157,6 +157,15 @@ def test_facet_counts_ignore_their_own_selection(client, library):
     assert [v.slug for v in facets["contributing"].shown] == []
 
 
+def test_facet_counts_count_every_case(client, library):
+    facets = {f.name: f for f in client.get("/en/cases/").context["listing"].facets}
+    assert {v.slug: v.count for v in facets["org"].values} == {"hugging-face": 2, "meta": 2}
+    components = {v.slug: v.count for v in facets["component"].values}
+    assert components == {"shared-filesystem": 2, "application-database": 1, "dns": 1}
+    # The same term at different positions in different cases is still one count.
+    assert {v.slug: v.count for v in facets["contributing"].values} == {"overlapping-failures": 2}
+
+
 def test_zero_count_terms_are_hidden(client, library):
     TermFactory(vocabulary=Vocabulary.COMPONENT, slug="unused-term", label_en="Never used")
     assert "Never used" not in client.get("/en/cases/").content.decode()

@@ -1,0 +1,273 @@
+"""The graph of the filtered cases, aggregated in the database.
+
+For a vocabulary tab, the nodes are that vocabulary's terms found in the filtered cases,
+sized by their number of cases, and the terms of the other vocabularies they co-occur
+with; an edge's weight is the number of cases two terms share. For the case tab, the
+nodes are cases and an edge's weight is the number of terms two cases share.
+
+Every count is a GROUP BY in the database, in a fixed number of queries whatever the
+number of cases; only the strongest nodes and edges are kept, and the rest is counted.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count, F
+from django.urls import reverse
+from django.utils.translation import get_language
+
+from .filters import FACETS
+from .models import Case, CaseTerm, Term, Vocabulary
+
+TERM_TABS = ["cause", "component", "symptom", "contributing"]
+TABS = TERM_TABS + ["case"]
+MAX_TERM_NODES = 40  # of the tab's own vocabulary
+MAX_OTHER_NODES = 24  # terms of the other vocabularies
+MAX_EDGES = 90
+EDGES_PER_TERM = 2
+MAX_CASE_NODES = 60
+# The vocabularies a term tab links to: the four the graph is about.
+GRAPH_VOCABULARIES = [FACETS[tab] for tab in TERM_TABS]
+
+
+@dataclass
+class Graph:
+    tab: str
+    nodes: list = field(default_factory=list)
+    edges: list = field(default_factory=list)
+    total_nodes: int = 0
+    total_edges: int = 0
+
+    def as_json(self):
+        return {
+            "tab": self.tab,
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "omitted": {
+                "nodes": self.total_nodes - len(self.nodes),
+                "edges": self.total_edges - len(self.edges),
+            },
+        }
+
+    def strongest_links(self, limit=25):
+        """For the table that stands in for the drawing."""
+        labels = {node["id"]: node["label"] for node in self.nodes}
+        urls = {node["id"]: node["url"] for node in self.nodes}
+        return [
+            {
+                "source": labels[e["source"]],
+                "source_url": urls[e["source"]],
+                "target": labels[e["target"]],
+                "target_url": urls[e["target"]],
+                "weight": e["weight"],
+            }
+            for e in sorted(self.edges, key=lambda e: -e["weight"])[:limit]
+        ]
+
+
+def term_node_id(vocabulary, term_id):
+    return f"{vocabulary}:{term_id}"
+
+
+def filtered_url(query, facet, slug):
+    """The list with the current filters and this term added."""
+    data = query.copy()
+    values = data.getlist(facet)
+    if slug not in values:
+        data.setlist(facet, values + [slug])
+    data.pop("page", None)
+    data.pop("tab", None)
+    return f"{reverse('cases:list')}?{data.urlencode()}" if data else reverse("cases:list")
+
+
+def term_counts(case_ids):
+    """{(vocabulary, term id): number of filtered cases} for the graph's vocabularies."""
+    counts = {}
+    rows = (
+        CaseTerm.objects.filter(case__in=case_ids, term__vocabulary__in=GRAPH_VOCABULARIES)
+        .order_by()
+        .values("term_id", "term__vocabulary")
+        .annotate(n=Count("case_id"))
+    )
+    for row in rows:
+        counts[(row["term__vocabulary"], row["term_id"])] = row["n"]
+    causes = (
+        Case.objects.filter(pk__in=case_ids, root_cause__isnull=False)
+        .order_by()
+        .values("root_cause_id")
+        .annotate(n=Count("pk"))
+    )
+    for row in causes:
+        counts[(Vocabulary.ROOT_CAUSE.value, row["root_cause_id"])] = row["n"]
+    return counts
+
+
+def co_occurrences(case_ids, vocabulary):
+    """{((vocabulary, term), (vocabulary, term)): shared cases} between the tab's terms
+    and every other graph vocabulary's terms."""
+    pairs = defaultdict(int)
+    others = [v for v in GRAPH_VOCABULARIES if v != vocabulary and v != Vocabulary.ROOT_CAUSE]
+    if vocabulary == Vocabulary.ROOT_CAUSE:
+        rows = (
+            CaseTerm.objects.filter(
+                case__in=case_ids, case__root_cause__isnull=False, term__vocabulary__in=others
+            )
+            .order_by()
+            .values("term_id", "term__vocabulary", cause=F("case__root_cause_id"))
+            .annotate(n=Count("case_id"))
+        )
+        for row in rows:
+            pairs[((vocabulary, row["cause"]), (row["term__vocabulary"], row["term_id"]))] += row[
+                "n"
+            ]
+        return pairs
+    # Term to term: CaseTerm joined to itself through the case.
+    rows = (
+        CaseTerm.objects.filter(
+            case__in=case_ids,
+            term__vocabulary=vocabulary,
+            case__case_terms__term__vocabulary__in=others,
+        )
+        .order_by()
+        .values(
+            "term_id",
+            other=F("case__case_terms__term_id"),
+            other_vocabulary=F("case__case_terms__term__vocabulary"),
+        )
+        .annotate(n=Count("case_id"))
+    )
+    for row in rows:
+        pairs[((vocabulary, row["term_id"]), (row["other_vocabulary"], row["other"]))] += row["n"]
+    causes = (
+        CaseTerm.objects.filter(
+            case__in=case_ids, term__vocabulary=vocabulary, case__root_cause__isnull=False
+        )
+        .order_by()
+        .values("term_id", cause=F("case__root_cause_id"))
+        .annotate(n=Count("case_id"))
+    )
+    for row in causes:
+        pairs[((vocabulary, row["term_id"]), (Vocabulary.ROOT_CAUSE.value, row["cause"]))] += row[
+            "n"
+        ]
+    return pairs
+
+
+def term_graph(tab, cases, query):
+    vocabulary = FACETS[tab]
+    case_ids = cases.order_by().values("pk")
+    counts = term_counts(case_ids)
+    pairs = co_occurrences(case_ids, vocabulary)
+
+    own = sorted(
+        (key for key in counts if key[0] == vocabulary), key=lambda key: (-counts[key], key[1])
+    )
+    kept_own = set(own[:MAX_TERM_NODES])
+    edges = sorted(
+        ((a, b, n) for (a, b), n in pairs.items() if a in kept_own),
+        key=lambda edge: (-edge[2], edge[0][1], edge[1][1]),
+    )
+    # Every drawn term keeps its strongest links, so none floats alone; the remaining room
+    # goes to the strongest links overall, as long as they bring few new terms.
+    chosen, seen_own = [], defaultdict(int)
+    for edge in edges:
+        if seen_own[edge[0]] < EDGES_PER_TERM:
+            chosen.append(edge)
+            seen_own[edge[0]] += 1
+    others = {edge[1] for edge in chosen}
+    for edge in edges:
+        if len(chosen) >= MAX_EDGES:
+            break
+        if edge in chosen:
+            continue
+        if edge[1] in others or len(others) < MAX_OTHER_NODES:
+            chosen.append(edge)
+            others.add(edge[1])
+    kept_edges = sorted(chosen, key=lambda edge: (-edge[2], edge[0][1], edge[1][1]))
+    other_terms = {b for (_a, b) in pairs}
+
+    keys = kept_own | {edge[1] for edge in kept_edges}
+    terms = Term.objects.in_bulk([key[1] for key in keys])
+    facet_of = {vocabulary: name for name, vocabulary in FACETS.items() if vocabulary}
+    nodes = [
+        {
+            "id": term_node_id(*key),
+            "kind": facet_of[key[0]],
+            "label": terms[key[1]].label,
+            "count": counts.get(key, 0),
+            "url": filtered_url(query, facet_of[key[0]], terms[key[1]].slug),
+        }
+        for key in sorted(keys, key=lambda key: (key[0] != vocabulary, -counts.get(key, 0), key[1]))
+        if key[1] in terms
+    ]
+    return Graph(
+        tab=tab,
+        nodes=nodes,
+        edges=[
+            {"source": term_node_id(*a), "target": term_node_id(*b), "weight": n}
+            for a, b, n in kept_edges
+        ],
+        total_nodes=len(own) + len(other_terms),
+        total_edges=len(pairs),
+    )
+
+
+def case_graph(cases, query):
+    """The most recent filtered cases, joined by the terms they share."""
+    total = cases.count()
+    chosen = list(
+        cases.order_by("-date", "-public_id").values("pk", "public_id", "title_en", "title_ko")[
+            :MAX_CASE_NODES
+        ]
+    )
+    ids = [row["pk"] for row in chosen]
+    shared = (
+        CaseTerm.objects.filter(
+            case__in=ids, term__case_terms__case__in=ids, case__lt=F("term__case_terms__case")
+        )
+        .order_by()
+        .values("case_id", other=F("term__case_terms__case_id"))
+        .annotate(n=Count("term_id"))
+        .order_by("-n", "case_id", "other")
+    )
+    edges = list(shared)
+    counts = dict(
+        CaseTerm.objects.filter(case__in=ids)
+        .order_by()
+        .values_list("case_id")
+        .annotate(n=Count("term_id"))
+    )
+    language = get_language()
+    nodes = [
+        {
+            "id": f"case:{row['public_id']}",
+            "kind": "case",
+            "label": (row[f"title_{language}"] if language in ("en", "ko") else "")
+            or row["title_en"]
+            or row["title_ko"],
+            "count": counts.get(row["pk"], 0),
+            "url": reverse("cases:detail", args=[row["public_id"]]),
+        }
+        for row in chosen
+    ]
+    id_of = {row["pk"]: f"case:{row['public_id']}" for row in chosen}
+    return Graph(
+        tab="case",
+        nodes=nodes,
+        edges=[
+            {"source": id_of[e["case_id"]], "target": id_of[e["other"]], "weight": e["n"]}
+            for e in edges[:MAX_EDGES]
+        ],
+        total_nodes=total,
+        total_edges=len(edges),
+    )
+
+
+def build_graph(tab, cases, query):
+    if tab == "case":
+        return case_graph(cases, query)
+    return term_graph(tab, cases, query)
+
+
+def graph_tab(value):
+    return value if value in TABS else "cause"

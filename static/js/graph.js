@@ -1,0 +1,87 @@
+// Draws /graph.json with Cytoscape.js. The page works without this: the table below the
+// drawing holds the same links.
+(function () {
+  "use strict";
+  var canvas = document.getElementById("graph-canvas");
+  if (!canvas || !window.cytoscape || !window.fetch) return;
+
+  var COLOURS = {
+    cause: "#b42318", component: "#0b5cad", symptom: "#7a4cc2",
+    contributing: "#b45309", domain: "#4b5563", case: "#166534"
+  };
+
+  function scale(value, max, low, high) {
+    return low + (high - low) * (max ? value / max : 0);
+  }
+
+  fetch(canvas.dataset.url, { headers: { Accept: "application/json" } })
+    .then(function (response) { return response.json(); })
+    .then(function (data) {
+      var maxCount = Math.max.apply(null, [1].concat(data.nodes.map(function (n) { return n.count; })));
+      var maxWeight = Math.max.apply(null, [1].concat(data.edges.map(function (e) { return e.weight; })));
+      var elements = data.nodes.map(function (node) {
+        return { data: {
+          id: node.id, label: node.label + " (" + node.count + ")", url: node.url,
+          colour: COLOURS[node.kind] || "#333", size: scale(node.count, maxCount, 16, 60),
+          own: node.kind === data.tab ? 1 : 0
+        } };
+      }).concat(data.edges.map(function (edge) {
+        return { data: {
+          id: edge.source + "~" + edge.target, source: edge.source, target: edge.target,
+          width: scale(edge.weight, maxWeight, 1, 8)
+        } };
+      }));
+      var cy = window.cytoscape({
+        container: canvas,
+        elements: elements,
+        wheelSensitivity: 0.3,
+        style: [
+          { selector: "node", style: {
+            "background-color": "data(colour)", width: "data(size)", height: "data(size)",
+            label: "data(label)", "font-size": 11, "text-valign": "bottom", "text-margin-y": 3,
+            "text-wrap": "ellipsis", "text-max-width": 140, color: "#1d2327",
+            "text-background-color": "#fff", "text-background-opacity": 0.8, "text-background-padding": 1
+          } },
+          { selector: "edge", style: {
+            width: "data(width)", "line-color": "#9aa5b1", opacity: 0.7, "curve-style": "haystack"
+          } },
+          { selector: "node[own = 0]", style: { "font-size": 9, color: "#5b6670" } },
+          { selector: "node[own = 1]", style: { "font-weight": "bold", "z-index": 10 } },
+          { selector: "node:selected", style: { "border-width": 3, "border-color": "#f0a500" } }
+        ],
+        layout: {
+          name: "cose", animate: false, nodeDimensionsIncludeLabels: true, padding: 20,
+          nodeRepulsion: function () { return 12000; }, idealEdgeLength: function () { return 60; },
+          gravity: 1.2, numIter: 2500
+        }
+      });
+      // Fit everything, but never so small that labels cannot be read: zoom and pan reach the rest.
+      if (cy.zoom() < 0.75) {
+        var biggest = cy.nodes().max(function (node) { return node.data("size"); }).ele;
+        cy.zoom(0.75);
+        cy.center(biggest);
+      }
+      cy.on("tap", "node", function (event) { window.location.href = event.target.data("url"); });
+      cy.on("mouseover", "node", function () { canvas.style.cursor = "pointer"; });
+      cy.on("mouseout", "node", function () { canvas.style.cursor = ""; });
+
+      var tools = document.querySelector(".graph-tools");
+      tools.hidden = false;
+      tools.addEventListener("click", function (event) {
+        var action = event.target.dataset.graph;
+        if (action === "zoom-in") cy.zoom({ level: cy.zoom() * 1.25, renderedPosition: centre() });
+        if (action === "zoom-out") cy.zoom({ level: cy.zoom() / 1.25, renderedPosition: centre() });
+        if (action === "fit") cy.fit(undefined, 20);
+      });
+      function centre() { return { x: canvas.clientWidth / 2, y: canvas.clientHeight / 2 }; }
+      canvas.addEventListener("keydown", function (event) {
+        var step = 40, moves = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
+        if (moves[event.key]) { cy.panBy({ x: moves[event.key][0], y: moves[event.key][1] }); event.preventDefault(); }
+        if (event.key === "+" || event.key === "=") cy.zoom({ level: cy.zoom() * 1.25, renderedPosition: centre() });
+        if (event.key === "-") cy.zoom({ level: cy.zoom() / 1.25, renderedPosition: centre() });
+      });
+      canvas.dataset.ready = String(data.nodes.length);
+      window.incidentGraph = cy;  // for the browser tests
+    })
+    .catch(function () { canvas.dataset.ready = "error"; });
+})();
