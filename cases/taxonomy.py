@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
+from .caching import public_content_changed
 from .models import SLUG_RE, Case, Term, Vocabulary
 from .search import refresh_search_text
 
@@ -116,6 +117,8 @@ def load_taxonomy(terms, *, force=False):
             relabelled.append(term.pk)
         else:
             counts["unchanged"] += 1
+    if relabelled or counts["created"]:
+        public_content_changed()
     if relabelled:
         # Search matches term labels and aliases, so the cases using these terms change too.
         refresh_search_text(
@@ -169,4 +172,5 @@ def term_merge(*, survivor, others):
     )
     Term.objects.filter(pk__in=other_ids).delete()
     refresh_search_text(Case.objects.filter(pk__in=affected))
+    public_content_changed()
     return len(affected)

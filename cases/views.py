@@ -9,6 +9,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from .caching import cache_public_page
 from .exchange.serialize import case_to_exchange
 from .filters import FACETS
 from .graph import build_graph, graph_tab
@@ -34,6 +35,7 @@ def root(request):
 
 
 @require_safe
+@cache_public_page
 def case_list(request):
     if redirected := merged_term_redirect(request):
         return redirected
@@ -68,6 +70,7 @@ def merged_term_redirect(request):
 
 
 @require_safe
+@cache_public_page
 def case_list_json(request):
     listing = build_listing(request.GET)
     page = listing.page
@@ -111,6 +114,7 @@ def detail_queryset():
 
 
 @require_safe
+@cache_public_page
 def case_detail(request, public_id):
     case = public_case(public_id, detail_queryset().live())
     if case.status == Case.Status.WITHDRAWN:
@@ -194,6 +198,7 @@ def similar_cases(case, limit=SIMILAR_CASES):
 
 
 @require_safe
+@cache_public_page
 def case_detail_json(request, public_id):
     case = public_case(public_id, Case.objects.live().for_exchange())
     if case.status == Case.Status.WITHDRAWN:
@@ -202,6 +207,7 @@ def case_detail_json(request, public_id):
 
 
 @require_safe
+@cache_public_page
 def graph(request):
     tab = graph_tab(request.GET.get("tab"))
     filterset, cases, notices = filtered_cases(request.GET)
@@ -221,6 +227,7 @@ def graph(request):
 
 
 @require_safe
+@cache_public_page
 def graph_json(request):
     tab = graph_tab(request.GET.get("tab"))
     _filterset, cases, notices = filtered_cases(request.GET)

@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from .caching import public_content_changed
 from .exchange.serialize import case_to_exchange
 from .exchange.validation import validate_case
 from .exchange.writing import write_case
@@ -179,6 +180,8 @@ def _transition(name, *, case, user, note=""):
             fields.append("submitted_by")
         case.save(update_fields=fields)
         log(case, transition.audit_code, from_status, case.status, user, note)
+        if Status.PUBLISHED in (from_status, case.status) or from_status == Status.WITHDRAWN:
+            public_content_changed()
         return case
 
 
@@ -235,6 +238,7 @@ def case_approve(*, case, user, note=""):
             pending=was_revision,
         )
         history.snapshot(published, user=user, reason=_("approved and published"))
+        public_content_changed()
         return published
 
 

@@ -7,6 +7,14 @@ REPO = Path(__file__).resolve().parent.parent
 SEED = REPO / "data" / "cases" / "IL-0585.json"
 
 
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Each test starts with an empty page cache, as a fresh server would."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def seed_case():
     """IL-0585 as the exchange format gives it: a fresh copy for each test to change."""

@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
 from cases import history, workflow
+from cases.caching import public_content_changed
 from cases.exchange.validation import title_problem
 from cases.models import Case, CaseRelation, CaseStep, CaseTerm, CaseVersion, Source
 from cases.search import refresh_search_text
@@ -211,6 +212,14 @@ class CaseAdmin(TranslationAdmin):
     def has_delete_permission(self, request, obj=None):
         # Deleting loses a public address; only superusers may, and the history stays.
         return request.user.is_superuser
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        public_content_changed()
+
+    def delete_queryset(self, request, queryset):
+        super().delete_queryset(request, queryset)
+        public_content_changed()
 
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))

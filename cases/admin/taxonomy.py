@@ -7,12 +7,25 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from modeltranslation.admin import TranslationAdmin
 
+from cases.caching import public_content_changed
 from cases.models import Organisation, Term
 from cases.taxonomy import TaxonomyError, term_merge
 
 
+class PublicContentAdmin:
+    """Names and labels show on public pages: a change there renews the page cache."""
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        public_content_changed()
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        public_content_changed()
+
+
 @admin.register(Organisation)
-class OrganisationAdmin(admin.ModelAdmin):
+class OrganisationAdmin(PublicContentAdmin, admin.ModelAdmin):
     list_display = ["name", "slug", "case_count"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
@@ -27,7 +40,7 @@ class OrganisationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Term)
-class TermAdmin(TranslationAdmin):
+class TermAdmin(PublicContentAdmin, TranslationAdmin):
     list_display = ["label", "slug", "vocabulary", "case_count"]
     list_filter = ["vocabulary"]
     search_fields = ["slug", "label_en", "label_ko", "aliases_en", "aliases_ko"]

@@ -11,6 +11,7 @@ import dataclasses
 from django.db import transaction
 from django.utils import timezone
 
+from cases.caching import public_content_changed
 from cases.models import Case
 
 from .serialize import case_to_exchange, fingerprint
@@ -154,6 +155,8 @@ class CaseImporter:
                 write_links(self.links)
                 if dry_run:
                     raise _DryRunRollback
+                if result.created or result.updated:
+                    public_content_changed()
         except _DryRunRollback:
             pass
         return result

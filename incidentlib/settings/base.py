@@ -52,6 +52,13 @@ def database_from_env(default_sqlite_path):
 
 
 DATABASES = {"default": database_from_env(VAR_DIR / "db.sqlite3")}
+# Anonymous public reads may go to a read replica (cases/routers.py).
+if os.environ.get("REPLICA_DATABASE_URL"):
+    DATABASES["replica"] = dj_database_url.parse(
+        os.environ["REPLICA_DATABASE_URL"], conn_max_age=600, conn_health_checks=True
+    )
+READ_REPLICA_ENABLED = "replica" in DATABASES
+DATABASE_ROUTERS = ["cases.routers.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 INSTALLED_APPS = [
@@ -77,6 +84,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "cases.routers.ReadReplicaMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -126,6 +134,23 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+
+# Anonymous public pages are cached (cases/caching.py): in this process's memory, or in
+# Redis when REDIS_URL is set, so that several app servers share one cache.
+if os.environ.get("REDIS_URL"):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"],
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 5000},
+        }
+    }
 
 LOGGING = {
     "version": 1,

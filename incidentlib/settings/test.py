@@ -17,3 +17,8 @@ if not os.environ.get("DATABASE_URL"):
 STORAGES["staticfiles"]["BACKEND"] = (  # noqa: F405
     "django.contrib.staticfiles.storage.StaticFilesStorage"
 )
+
+# A replica that mirrors the test database, so the router can be tested; it is used only
+# where a test turns READ_REPLICA_ENABLED on.
+DATABASES["replica"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}  # noqa: F405
+READ_REPLICA_ENABLED = False
