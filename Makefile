@@ -11,7 +11,7 @@ PYTHON ?= $(shell for candidate in python3 python3.14 python3.13 python3.12; do 
 	   $$candidate -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
 	   command -v $$candidate; break; fi; done)
 
-.PHONY: run test install lint format migrations-check lock load-data clean messages vendor
+.PHONY: run test install lint format migrations-check lock load-data clean messages vendor bench
 
 run: install load-data
 	@echo "Serving http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/). Ctrl-C stops."
@@ -72,3 +72,9 @@ vendor:
 	cd .vendor-tmp && npm pack --silent cytoscape@$(CYTOSCAPE_VERSION) && tar xzf cytoscape-$(CYTOSCAPE_VERSION).tgz
 	cp .vendor-tmp/package/dist/cytoscape.min.js .vendor-tmp/package/LICENSE static/vendor/cytoscape/
 	rm -rf .vendor-tmp
+
+# Request times and query counts at 10,000 and 100,000 cases, and the import of 10,000 cases,
+# against DATABASE_URL's server in a scratch database; writes bench/RESULTS.md.
+# BENCH_SIZES=2000,10000 make bench for a quicker run.
+bench: install
+	$(PY) bench/run.py

@@ -1,0 +1,227 @@
+"""The benchmark behind `make bench`: request times and query counts at 10,000 and 100,000
+cases, and the import of 10,000 cases, written to bench/RESULTS.md.
+
+It never touches your data: against PostgreSQL it works in its own database (the name in
+DATABASE_URL plus `_bench`, dropped and made anew); against SQLite in var/bench.sqlite3.
+Requests go through the whole Django stack in this process (middleware, whitenoise, cache)
+with Django's test client; the network is left out, so the figures are the server's own.
+"""
+
+import argparse
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def bench_database_url():
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith(("postgres://", "postgresql://")):
+        parts = urlsplit(url)
+        name = parts.path.lstrip("/") or "incidentlib"
+        return urlunsplit(parts._replace(path=f"/{name}_bench")), f"{name}_bench", url
+    return f"sqlite:///{ROOT / 'var' / 'bench.sqlite3'}", None, None
+
+
+def reset_database(url, name, admin_url):
+    if name is None:
+        Path(urlsplit(url).path).unlink(missing_ok=True)
+        return
+    import psycopg
+
+    parts = urlsplit(admin_url)
+    maintenance = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(maintenance, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def manage(*args, env):
+    started = time.monotonic()
+    subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
+    return time.monotonic() - started
+
+
+def machine():
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = "unknown"
+    try:
+        kib = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f"{kib / 1024 / 1024:.0f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return (
+        f"{platform.node()}: {os.cpu_count()} cores ({cpu}), {memory} memory, {platform.platform()}"
+    )
+
+
+def measure(client, url, repeat, *, cold):
+    """(median ms, 95th percentile ms, queries) for one address."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    times = []
+    if not cold:
+        client.get(url)  # prime the cache
+    for _ in range(repeat):
+        if cold:
+            cache.clear()
+        started = time.perf_counter()
+        response = client.get(url)
+        times.append((time.perf_counter() - started) * 1000)
+        if response.status_code != 200:
+            raise SystemExit(f"{url} answered {response.status_code}")
+    if cold:
+        cache.clear()
+    with CaptureQueriesContext(connection) as queries:
+        client.get(url)
+    times.sort()
+    p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+    return statistics.median(times), p95, len(queries)
+
+
+def requests_to_measure(sample_id):
+    return [
+        ("/healthz (the floor)", "/healthz", False),
+        ("static file via whitenoise", "/static/css/site.css", False),
+        ("list, unfiltered", "/en/cases/", True),
+        ("list, two facets", "/en/cases/?component=syn-component-1&symptom=syn-symptom-2", True),
+        ("list, English search", "/en/cases/?q=database+latency", True),
+        ("list, Korean search", "/ko/cases/?q=데이터베이스", True),
+        ("case page", f"/en/cases/{sample_id}/", True),
+        ("case JSON", f"/en/cases/{sample_id}.json", True),
+        ("list JSON", "/en/cases.json?component=syn-component-1", True),
+        ("graph JSON", "/en/graph.json?tab=component", True),
+    ]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default=os.environ.get("BENCH_SIZES", "10000,100000"))
+    parser.add_argument("--repeat", type=int, default=int(os.environ.get("BENCH_REPEAT", "15")))
+    parser.add_argument("--import-count", type=int, default=10_000)
+    parser.add_argument("--output", default=str(ROOT / "bench" / "RESULTS.md"))
+    options = parser.parse_args()
+    sizes = sorted(int(size) for size in options.sizes.split(","))
+
+    url, name, admin_url = bench_database_url()
+    reset_database(url, name, admin_url)
+    static_root = tempfile.mkdtemp(prefix="bench-static-")
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DJANGO_SETTINGS_MODULE": "incidentlib.settings.bench",
+        "BENCH_STATIC_ROOT": static_root,
+    }
+    os.environ.update(env)
+    manage("migrate", "--noinput", env=env)
+    manage("collectstatic", "--noinput", env=env)
+    manage("load_taxonomy", str(ROOT / "data" / "taxonomy.json"), env=env)
+    manage("import_cases", str(ROOT / "data" / "cases"), env=env)
+
+    import django
+
+    django.setup()
+    from django.db import connection
+    from django.test import Client
+
+    engine = connection.vendor
+    if engine == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW server_version")
+            engine = f"PostgreSQL {cursor.fetchone()[0]}"
+    else:
+        engine = f"SQLite {connection.Database.sqlite_version}"
+
+    client = Client()
+    rows, generated, first_id = [], 0, 100_000
+    for size in sizes:
+        seconds = manage(
+            "generate_cases",
+            "--count",
+            str(size - generated),
+            "--seed",
+            str(size),
+            "--first-id",
+            str(first_id + generated),
+            env=env,
+        )
+        print(f"generated {size - generated} cases in {seconds:.0f} s", file=sys.stderr)
+        generated = size
+        connection.close()
+        for label, path, cacheable in requests_to_measure(f"IL-{first_id + 5}"):
+            cold = measure(client, path, options.repeat, cold=True)
+            warm = measure(client, path, options.repeat, cold=False) if cacheable else None
+            rows.append((size, label, cold, warm))
+            print(f"{size:>7} {label:<28} cold {cold[0]:7.1f} ms", file=sys.stderr)
+
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "import.jsonl"
+        manage(
+            "generate_cases",
+            "--count",
+            str(options.import_count),
+            "--seed",
+            "7",
+            "--first-id",
+            "900000",
+            "--output",
+            str(file),
+            env=env,
+        )
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        seconds = manage("import_cases", str(file), env=env)
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    import_line = (
+        f"Import of {options.import_count:,} cases from JSON Lines into the {sizes[-1]:,}-case "
+        f"database: {seconds:.1f} s, {options.import_count / seconds:,.0f} cases/s, peak memory "
+        f"{max(peak, before) / 1024:.0f} MiB (largest child process so far)."
+    )
+
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `make bench` on {machine()}.",
+        f"Database: {engine}. Python {platform.python_version()}. Each figure is over "
+        f"{options.repeat} requests through the whole Django stack in one process (no network).",
+        "Cold: the page cache emptied before every request. Warm: served from the page cache.",
+        "",
+        "| cases | request | cold median ms | cold p95 ms | queries "
+        "| warm median ms | warm p95 ms |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for size, label, cold, warm in rows:
+        warm_cells = f"{warm[0]:.1f} | {warm[1]:.1f}" if warm else "– | –"
+        lines.append(
+            f"| {size:,} | {label} | {cold[0]:.1f} | {cold[1]:.1f} | {cold[2]} | {warm_cells} |"
+        )
+    lines += ["", import_line, ""]
+    Path(options.output).write_text("\n".join(lines), encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
