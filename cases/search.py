@@ -64,7 +64,10 @@ def search_text_for(case, terms):
     if case["root_cause"]:
         keys.append((Vocabulary.ROOT_CAUSE, case["root_cause"]))
     parts.extend(term_text(terms[key]) for key in keys if key in terms)
-    return "\n".join(part for part in parts if part).casefold()
+    # Each word once: a query word has no spaces, so it occurs in the text exactly when it
+    # occurs inside one of its words. Repeats only make the text and its index larger.
+    words = dict.fromkeys(" ".join(part for part in parts if part).casefold().split())
+    return " ".join(words)
 
 
 def refresh_search_text(cases):

@@ -8,7 +8,7 @@ transaction: a run writes all of its cases or none.
 
 import dataclasses
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from cases.caching import public_content_changed
@@ -27,6 +27,25 @@ from .writing import (
 )
 
 BATCH_SIZE = 500
+# After this many written cases the planner's row estimates are stale enough to matter.
+ANALYZE_AFTER = 1000
+ANALYZED_TABLES = [
+    "cases_case",
+    "cases_caseterm",
+    "cases_casestep",
+    "cases_source",
+    "cases_caserelation",
+    "cases_term",
+    "cases_organisation",
+]
+
+
+def refresh_planner_statistics():
+    """PostgreSQL plans from table statistics; after a bulk load, refresh them at once rather
+    than wait for autovacuum, or the first queries plan for empty tables (seen: 50x slower)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE " + ", ".join(ANALYZED_TABLES))
 
 
 class ImportFailed(Exception):
@@ -157,6 +176,8 @@ class CaseImporter:
                     raise _DryRunRollback
                 if result.created or result.updated:
                     public_content_changed()
+                if len(result.created) + len(result.updated) >= ANALYZE_AFTER:
+                    refresh_planner_statistics()
         except _DryRunRollback:
             pass
         return result

@@ -235,7 +235,13 @@ class Case(models.Model):
 
     class Meta:
         ordering = ["-date", "-public_id"]
-        indexes = [models.Index(fields=["status", "-date"], name="case_status_date")]
+        # Status first: the public list, its facet counts and its charts all filter on it.
+        indexes = [
+            models.Index(fields=["status", "-date"], name="case_status_date"),
+            models.Index(fields=["status", "severity"], name="case_status_severity"),
+            models.Index(fields=["status", "org"], name="case_status_org"),
+            models.Index(fields=["status", "root_cause"], name="case_status_cause"),
+        ]
         constraints = [
             # One case per id; a pending revision shares its case's id.
             models.UniqueConstraint(
