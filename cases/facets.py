@@ -8,8 +8,11 @@ share one aggregate query.
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.core.cache import cache
 from django.db.models import Count
+from django.utils.translation import get_language
 
+from .caching import public_version
 from .filters import FACETS
 from .models import Case, CaseTerm, Organisation, Term, Vocabulary
 
@@ -53,11 +56,21 @@ def facet_counts(filterset, terms, public_queryset):
 
     term_slugs = {term.pk: term.slug for term in terms}
     counts = {name: {} for name in FACETS}
+    # Term counts within the list itself, for "most common components in these cases":
+    # the group of the whole filter counts every vocabulary, selected or not, in its one query.
+    full_key = frozenset(
+        (k, tuple(v)) for k, v in filterset.data.lists() if k in FACETS or k in ("q", "from", "to")
+    )
+    querysets.setdefault(full_key, filterset.qs if filterset.is_valid() else public_queryset.none())
+    groups.setdefault(full_key, [])
+    within = {}
     for key, names in groups.items():
         cases = querysets[key].order_by().values("pk")
         vocabularies = [
             FACETS[n] for n in names if FACETS[n] and FACETS[n] != Vocabulary.ROOT_CAUSE
         ]
+        if key == full_key:
+            vocabularies = [v for v in FACETS.values() if v and v != Vocabulary.ROOT_CAUSE]
         if vocabularies:
             rows = (
                 CaseTerm.objects.filter(case__in=cases, term__vocabulary__in=vocabularies)
@@ -67,8 +80,12 @@ def facet_counts(filterset, terms, public_queryset):
             )
             by_vocabulary = {FACETS[n]: n for n in names if FACETS[n]}
             for row in rows:
-                name = by_vocabulary[row["term__vocabulary"]]
-                counts[name][term_slugs.get(row["term_id"], "")] = row["n"]
+                slug = term_slugs.get(row["term_id"], "")
+                if key == full_key:
+                    within[(row["term__vocabulary"], slug)] = row["n"]
+                name = by_vocabulary.get(row["term__vocabulary"])
+                if name:
+                    counts[name][slug] = row["n"]
         # Columns of the case itself: grouped on the filtered cases directly, by id, so
         # the query reads one table (and, on PostgreSQL, a status-led index).
         for name, column in (
@@ -86,11 +103,12 @@ def facet_counts(filterset, terms, public_queryset):
                 )
                 counts[name] = {row[column]: row["n"] for row in rows}
     counts["cause"] = {term_slugs.get(pk, ""): n for pk, n in counts["cause"].items()}
-    return counts
+    return counts, within
 
 
 def build_facets(filterset, terms, public_queryset):
-    counts = facet_counts(filterset, terms, public_queryset)
+    """The facets, and the term counts within the listed cases themselves."""
+    counts, within = facet_counts(filterset, terms, public_queryset)
     by_vocabulary = defaultdict(list)
     for term in terms:
         by_vocabulary[term.vocabulary].append(term)
@@ -133,8 +151,14 @@ def build_facets(filterset, terms, public_queryset):
         if name != "severity":  # severities keep their own order, low to critical
             values.sort(key=lambda v: (-v.count, v.label.casefold()))
         facets.append(Facet(name, label, values))
-    return facets
+    return facets, within
 
 
 def public_terms():
-    return list(Term.objects.order_by("vocabulary", "slug"))
+    """Every term, cached until the public content changes (labels are part of it)."""
+    key = f"terms:{public_version()}:{get_language()}"
+    terms = cache.get(key)
+    if terms is None:
+        terms = list(Term.objects.order_by("vocabulary", "slug"))
+        cache.set(key, terms, 60 * 60)
+    return terms

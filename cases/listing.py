@@ -63,20 +63,25 @@ def filtered_cases(request_data):
     return filterset, public.none(), notices
 
 
+def sorted_cases(filterset, cases):
+    sort = filterset.sort_order()
+    if sort == "relevance" and filterset.query:
+        return cases.order_by("-relevance", "-date", "-public_id")
+    return cases.order_by(*SORTS.get(sort, SORTS["newest"]))
+
+
 def build_listing(request_data):
     public = Case.objects.published()
     filterset, cases, notices = filtered_cases(request_data)
     terms = public_terms()
 
-    sort = filterset.sort_order()
-    if sort == "relevance" and filterset.query:
-        cases = cases.order_by("-relevance", "-date", "-public_id")
-    else:
-        cases = cases.order_by(*SORTS.get(sort, SORTS["newest"]))
-
+    cases = sorted_cases(filterset, cases)
+    by_year = cases_per_year(cases)
     paginator = Paginator(with_card_data(cases), PAGE_SIZE)
+    # The year counts add up to the number of cases: one query less than a COUNT(*).
+    paginator.count = sum(count for _year, count in by_year)
     page = paginator.get_page(request_data.get("page"))
-    facets = build_facets(filterset, terms, public)
+    facets, within = build_facets(filterset, terms, public)
 
     for facet in facets:
         unknown = [
@@ -95,8 +100,8 @@ def build_listing(request_data):
             )
 
     listing = Listing(filterset, page, facets, notices)
-    listing.common_components = common_components(filterset, cases, facets)
-    listing.charts = charts(filterset, cases, facets)
+    listing.common_components = common_components(facets, within)
+    listing.charts = charts(filterset, cases, facets, by_year)
     if filterset.query:
         selected = {(f.name, v.slug) for f in facets for v in f.selected}
         orgs = [v.obj for f in facets if f.name == "org" for v in f.values if v.obj]
@@ -114,25 +119,13 @@ def facet_name_of(item):
     return next(name for name, vocabulary in FACETS.items() if vocabulary == item.vocabulary)
 
 
-def common_components(filterset, cases, facets, limit=3):
-    """The components most often found in the listed cases."""
-    if filterset.selected("component"):
-        # The component facet ignores its own selection; count within the list itself.
-        rows = (
-            CaseTerm.objects.filter(
-                case__in=cases.order_by().values("pk"), term__vocabulary=Vocabulary.COMPONENT
-            )
-            .order_by()
-            .values("term_id")
-            .annotate(n=Count("case_id"))
-            .order_by("-n")[:limit]
-        )
-        counts = {row["term_id"]: row["n"] for row in rows}
-        facet = next(f for f in facets if f.name == "component")
-        values = [v for v in facet.values if v.obj is not None and v.obj.pk in counts]
-        return sorted(values, key=lambda v: -counts[v.obj.pk])[:limit]
+def common_components(facets, within, limit=3):
+    """The components most often found in the listed cases (not the facet's own counts,
+    which ignore a component selection)."""
     facet = next(f for f in facets if f.name == "component")
-    return [v for v in facet.values if v.count][:limit]
+    values = [v for v in facet.values if within.get((Vocabulary.COMPONENT, v.slug))]
+    values.sort(key=lambda v: (-within[(Vocabulary.COMPONENT, v.slug)], v.label.casefold()))
+    return values[:limit]
 
 
 YEAR_BAR = 22  # width of one year's column in the SVG, in its units
@@ -182,8 +175,7 @@ def cause_chart(items):
     return {"rows": rows, "height": max(len(items) * CAUSE_ROW, CAUSE_ROW)}
 
 
-def charts(filterset, cases, facets):
-    """Cases per year and per cause, for the small charts above the list."""
+def cases_per_year(cases):
     years = (
         cases.order_by()
         .annotate(year=ExtractYear("date"))
@@ -191,7 +183,11 @@ def charts(filterset, cases, facets):
         .annotate(n=Count("pk"))
         .order_by("year")
     )
-    by_year = [(str(row["year"]), row["n"]) for row in years]
+    return [(str(row["year"]), row["n"]) for row in years]
+
+
+def charts(filterset, cases, facets, by_year):
+    """Cases per year and per cause, for the small charts above the list."""
     cause_facet = next(f for f in facets if f.name == "cause")
     if filterset.selected("cause"):
         # The facet ignores its own selection; count the causes within the list itself.
