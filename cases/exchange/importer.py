@@ -22,6 +22,7 @@ from .writing import (
     ensure_organisations,
     ensure_terms,
     fill_case,
+    link_of,
     replace_children,
     write_links,
 )
@@ -158,7 +159,9 @@ class CaseImporter:
         result = ImportResult()
         try:
             with transaction.atomic():
-                self.links = []  # (pk, normal form) of written cases, linked at the end
+                # (pk, related ids, recurrence) of written cases, linked at the end: only the
+                # links are kept, not the cases, so memory stays flat however many there are.
+                self.links = []
                 batch = []
                 done = 0
                 for case in self.normal_cases():
@@ -228,4 +231,4 @@ class CaseImporter:
         if to_update:
             Case.objects.bulk_update([case for case, _ in to_update], CONTENT_FIELDS)
         replace_children(to_create + to_update, terms)
-        self.links.extend((case.pk, data) for case, data in to_create + to_update)
+        self.links.extend(link_of(case.pk, data) for case, data in to_create + to_update)

@@ -146,32 +146,45 @@ def replace_children(pairs, terms):
     Source.objects.bulk_create(sources)
 
 
+def link_of(pk, data):
+    """What write_links needs of a written case."""
+    return pk, tuple(data["related"]), data["recurrence_of"]
+
+
 def write_links(links):
-    """Related cases and recurrences of written cases: `links` is [(pk, normal form)].
+    """Related cases and recurrences of written cases: `links` holds `link_of` tuples.
 
     Written once every case of a run exists, since cases may name each other.
     """
     ids = set()
-    for _pk, data in links:
-        ids.update(data["related"])
-        if data["recurrence_of"]:
-            ids.add(data["recurrence_of"])
+    for _pk, related, recurrence in links:
+        ids.update(related)
+        if recurrence:
+            ids.add(recurrence)
     pks = {}
     for chunk in chunked(ids):
         pks.update(Case.objects.live().filter(public_id__in=chunk).values_list("public_id", "pk"))
-    for chunk in chunked([pk for pk, _ in links]):
+    for chunk in chunked([pk for pk, _, _ in links]):
         CaseRelation.objects.filter(from_case__in=chunk).delete()
     CaseRelation.objects.bulk_create(
-        CaseRelation(from_case_id=pk, to_case_id=pks[ref], position=position)
-        for pk, data in links
-        for position, ref in enumerate(data["related"])
+        (
+            CaseRelation(from_case_id=pk, to_case_id=pks[ref], position=position)
+            for pk, related, _ in links
+            for position, ref in enumerate(related)
+        ),
+        batch_size=1000,
     )
     by_target = defaultdict(list)
-    for pk, data in links:
-        by_target[pks.get(data["recurrence_of"])].append(pk)
+    for pk, _related, recurrence in links:
+        by_target[pks.get(recurrence)].append(pk)
     for target, case_pks in by_target.items():
         for chunk in chunked(case_pks):
-            Case.objects.filter(pk__in=chunk).update(recurrence_of_id=target)
+            # Touch only rows that change: rewriting a row also rewrites its index entries.
+            rows = Case.objects.filter(pk__in=chunk)
+            if target is None:
+                rows.filter(recurrence_of__isnull=False).update(recurrence_of_id=None)
+            else:
+                rows.update(recurrence_of_id=target)
 
 
 def write_case(case, data):
@@ -180,5 +193,5 @@ def write_case(case, data):
     fill_case(case, data, orgs, terms)
     case.save()
     replace_children([(case, data)], terms)
-    write_links([(case.pk, data)])
+    write_links([link_of(case.pk, data)])
     return case
