@@ -16,6 +16,8 @@ from .caching import public_version
 from .filters import FACETS
 from .models import Case, CaseTerm, Organisation, Term, Vocabulary
 
+FACET_LIMIT = 12  # values shown per facet before "show all"
+
 
 @dataclass
 class FacetValue:
@@ -36,10 +38,25 @@ class Facet:
     def selected(self):
         return [value for value in self.values if value.selected]
 
+    expanded: bool = False
+
     @property
-    def shown(self):
+    def available(self):
         """Terms with cases to show, and any selected term even at zero."""
         return [value for value in self.values if value.count or value.selected]
+
+    @property
+    def shown(self):
+        """The most frequent values (and every selected one) unless the reader asked for all."""
+        available = self.available
+        if self.expanded or len(available) <= FACET_LIMIT + 2:
+            return available
+        top = available[:FACET_LIMIT]
+        return top + [value for value in available[FACET_LIMIT:] if value.selected]
+
+    @property
+    def hidden_count(self):
+        return len(self.available) - len(self.shown)
 
 
 def facet_counts(filterset, terms, public_queryset):
@@ -150,7 +167,8 @@ def build_facets(filterset, terms, public_queryset):
         values += [FacetValue(slug, slug, 0, True) for slug in selected - known]
         if name != "severity":  # severities keep their own order, low to critical
             values.sort(key=lambda v: (-v.count, v.label.casefold()))
-        facets.append(Facet(name, label, values))
+        expanded = name in filterset.data.getlist("expand")
+        facets.append(Facet(name, label, values, expanded=expanded))
     return facets, within
 
 

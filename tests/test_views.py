@@ -506,3 +506,19 @@ def test_language_switch_keeps_the_page_and_its_filters(client, library):
 def test_case_page_has_open_graph_tags(client, library):
     html = client.get("/en/cases/IL-0002/").content.decode()
     assert '<meta property="og:title" content="Throughput drops in pretraining">' in html
+
+
+def test_long_facets_show_the_most_frequent_values_first(client, terms):
+    for n in range(20):
+        CaseFactory(
+            public_id=f"IL-{n + 1:04d}",
+            org=OrganisationFactory(name=f"Org {n:02d}", slug=f"org-{n:02d}"),
+        )
+    response = client.get("/en/cases/?org=org-19")
+    org = next(f for f in response.context["listing"].facets if f.name == "org")
+    assert len(org.shown) == 13 and org.hidden_count == 7
+    assert "org-19" in [v.slug for v in org.shown]  # a selected value always shows
+    assert "Show 7 more" in response.content.decode()
+    expanded = client.get("/en/cases/?org=org-19&expand=org")
+    org = next(f for f in expanded.context["listing"].facets if f.name == "org")
+    assert len(org.shown) == 20
