@@ -23,3 +23,15 @@ def test_ensure_admin_creates_one_account_and_prints_its_password_once(django_us
 @pytest.mark.django_db
 def test_admin_is_reachable(admin_client):
     assert admin_client.get("/admin/cases/case/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_migrations_groups_match_the_current_roles():
+    from django.contrib.auth.models import Group
+
+    from cases.roles import GROUPS
+
+    for name, codenames in GROUPS.items():
+        group = Group.objects.get(name=name)
+        granted = {f"{p.content_type.app_label}.{p.codename}" for p in group.permissions.all()}
+        assert granted == set(codenames)

@@ -1,4 +1,6 @@
 """The Editors and Reviewers groups and what each may do."""
+# The lists are frozen here on purpose: cases/roles.py holds the current ones, which may
+# name permissions of models that do not exist yet at this point of the migrations.
 
 from django.contrib.auth.management import create_permissions
 from django.db import migrations

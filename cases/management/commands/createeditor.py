@@ -2,9 +2,9 @@ import secrets
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-ROLES = {"editor": "Editors", "reviewer": "Reviewers"}
+from cases.roles import ROLES, ensure_groups
 
 
 class Command(BaseCommand):
@@ -21,10 +21,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, username, role, email, password, **options):
         User = get_user_model()
-        try:
-            group = Group.objects.get(name=ROLES[role])
-        except Group.DoesNotExist:
-            raise CommandError(f"The {ROLES[role]} group is missing: run migrate first.") from None
+        group = ensure_groups()[ROLES[role]]
         user, created = User.objects.get_or_create(username=username, defaults={"email": email})
         user.is_staff = True
         if created:
