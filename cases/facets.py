@@ -14,7 +14,7 @@ from django.utils.translation import get_language
 
 from .caching import public_version
 from .filters import FACETS
-from .models import Case, CaseTerm, Organisation, Term, Vocabulary
+from .models import SLUG_RE, Case, CaseTerm, Organisation, Term, Vocabulary
 
 FACET_LIMIT = 12  # values shown per facet before "show all"
 
@@ -130,7 +130,9 @@ def build_facets(filterset, terms, public_queryset):
     for term in terms:
         by_vocabulary[term.vocabulary].append(term)
     org_rows = Organisation.objects.filter(pk__in=counts["org"].keys())
-    org_rows |= Organisation.objects.filter(slug__in=filterset.selected("org"))
+    # Only slugs reach the database: a value with a NUL byte would be refused by PostgreSQL.
+    selected_orgs = [slug for slug in filterset.selected("org") if SLUG_RE.match(slug)]
+    org_rows |= Organisation.objects.filter(slug__in=selected_orgs)
     by_pk = {org.pk: org for org in org_rows}
     counts["org"] = {by_pk[pk].slug: n for pk, n in counts["org"].items() if pk in by_pk}
     orgs = {org.slug: org for org in by_pk.values()}

@@ -16,7 +16,7 @@ from .facets import public_terms
 from .filters import FACETS
 from .graph import build_graph, graph_tab
 from .listing import PAGE_SIZE, build_listing, filtered_cases, sorted_cases, with_card_data
-from .models import Case, CaseTerm, TermRedirect
+from .models import SLUG_RE, Case, CaseTerm, TermRedirect
 
 SIMILAR_CASES = 5
 GRAPH_TABS = [
@@ -55,6 +55,8 @@ def merged_term_redirect(request):
     }
     # Only values that are no term's slug can be old slugs: most requests ask nothing more.
     wanted -= {(term.vocabulary, term.slug) for term in public_terms()}
+    # Only slugs can be old slugs (and only they may reach the database: no NUL bytes).
+    wanted = {(vocabulary, value) for vocabulary, value in wanted if SLUG_RE.match(value)}
     if not wanted:
         return None
     redirects = {

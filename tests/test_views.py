@@ -261,6 +261,8 @@ BAD_QUERIES = [
     "q=%00%00",
     "q=a%00b",
     "org=%00",
+    "component=%00&symptom=a%00b",
+    "cause=x%00&org=hugging-face%00",
     "q=%22%27%3Cscript%3Ealert(1)%3C/script%3E",
     "severity=catastrophic",
     "sort=%3Cb%3E",
