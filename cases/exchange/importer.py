@@ -210,6 +210,7 @@ class CaseImporter:
                 case = Case(public_id=data["id"], status=self.status)
                 if self.status == Case.Status.PUBLISHED:
                     case.published_at = timezone.now()
+                case.import_fingerprint = incoming
                 to_create.append((case, data))
                 result.created.append(data["id"])
                 continue
@@ -221,12 +222,12 @@ class CaseImporter:
             elif case.import_fingerprint != current and not self.force:
                 result.skipped.append(data["id"])
             else:
+                case.import_fingerprint = incoming
                 to_update.append((case, data))
                 result.updated.append(data["id"])
 
         for case, data in to_create + to_update:
             fill_case(case, data, orgs, terms)
-            case.import_fingerprint = fingerprint(data)
         Case.objects.bulk_create([case for case, _ in to_create])
         if to_update:
             Case.objects.bulk_update([case for case, _ in to_update], CONTENT_FIELDS)
