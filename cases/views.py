@@ -1,6 +1,6 @@
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.db.models import Count
+from django.db.models import Count, Prefetch
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -16,7 +16,7 @@ from .facets import public_terms
 from .filters import FACETS
 from .graph import build_graph, graph_tab
 from .listing import PAGE_SIZE, build_listing, filtered_cases, sorted_cases, with_card_data
-from .models import SLUG_RE, Case, CaseTerm, TermRedirect
+from .models import SLUG_RE, Case, CaseRelation, CaseTerm, TermRedirect
 
 SIMILAR_CASES = 5
 GRAPH_TABS = [
@@ -116,7 +116,11 @@ def public_case(public_id, queryset):
 def detail_queryset():
     return (
         with_card_data(Case.objects.all())
-        .prefetch_related("sources", "outgoing_relations__to_case", "incoming_relations__from_case")
+        .prefetch_related(
+            "sources",
+            Prefetch("outgoing_relations", CaseRelation.objects.select_related("to_case")),
+            Prefetch("incoming_relations", CaseRelation.objects.select_related("from_case")),
+        )
         .select_related("recurrence_of")
     )
 
@@ -193,16 +197,20 @@ def similar_cases(case, limit=SIMILAR_CASES):
     term_ids = [ct.term_id for ct in case.case_terms.all()]
     if not term_ids:
         return []
+    # Grouped on the narrow link table alone (a join to the wide case rows for every case
+    # sharing a popular term is what made this slow); the few best are then checked for
+    # being published, with room for some that are not.
     rows = (
-        CaseTerm.objects.filter(term_id__in=term_ids, case__status=Case.Status.PUBLISHED)
+        CaseTerm.objects.filter(term_id__in=term_ids)
         .exclude(case_id=case.pk)
+        .order_by()
         .values("case_id")
         .annotate(shared=Count("term_id"))
-        .order_by("-shared", "-case__date")[:limit]
+        .order_by("-shared", "-case_id")[: limit * 4]
     )
     shared = {row["case_id"]: row["shared"] for row in rows}
-    cases = Case.objects.filter(pk__in=shared).select_related("org")
-    return sorted(cases, key=lambda c: (-shared[c.pk], -c.date.toordinal()))
+    cases = Case.objects.published().filter(pk__in=shared).select_related("org")
+    return sorted(cases, key=lambda c: (-shared[c.pk], -c.date.toordinal()))[:limit]
 
 
 @require_safe
