@@ -12,13 +12,9 @@ from .exchange.writing import write_case
 from .models import Case, CaseVersion
 
 
-def root_of(case):
-    return case.draft_of if case.draft_of_id else case
-
-
 def snapshot(case, *, user, reason=""):
     """Record the case as it is now (a pending revision is recorded under its case)."""
-    root = root_of(case)
+    root = case.root
     fresh = Case.objects.for_exchange().get(pk=case.pk)
     number = (
         CaseVersion.objects.filter(public_id=root.public_id).aggregate(n=Max("number"))["n"] or 0
@@ -37,7 +33,7 @@ def snapshot(case, *, user, reason=""):
 
 def ensure_first_version(case, *, user):
     """Before the first editorial save of an imported case, keep what the import wrote."""
-    root = root_of(case)
+    root = case.root
     if not CaseVersion.objects.filter(public_id=root.public_id).exists():
         snapshot(case, user=None, reason=_("as it was before its first edit"))
 
@@ -78,7 +74,7 @@ def case_restore(*, case, version, user):
     revision (it goes public only through review); any other case takes it directly."""
     from .workflow import WorkflowError, can_edit, case_start_revision
 
-    if version.public_id != root_of(case).public_id:
+    if version.public_id != case.root.public_id:
         raise WorkflowError(_("That version belongs to another case."))
     with transaction.atomic():
         target = case

@@ -12,13 +12,13 @@ import re
 from django.db.models import Case as Conditional
 from django.db.models import IntegerField, Value, When
 
+from .exchange.validation import LANGUAGES
 from .models import LIST_VOCABULARIES, Case, Vocabulary
 from .translation_state import TRACKED_FIELDS
 
 MAX_QUERY_LENGTH = 200
 MAX_WORDS = 8
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
-LANGUAGES = ("en", "ko")
 
 
 def clean_query(raw):

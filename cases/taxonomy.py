@@ -14,10 +14,10 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from .caching import public_content_changed
+from .exchange.validation import LANGUAGES
 from .models import SLUG_RE, Case, Term, Vocabulary
 from .search import refresh_search_text
 
-LANGUAGES = ("en", "ko")
 TERM_KEYS = {"slug", "label", "description", "aliases"}
 
 

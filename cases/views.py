@@ -147,7 +147,7 @@ def case_preview(request, pk):
 
 
 def render_case(request, case, *, preview=False):
-    root = case.draft_of if case.draft_of_id else case
+    root = case.root
     related = [r.to_case for r in case.outgoing_relations.all()]
     related += [r.from_case for r in root.incoming_relations.all() if r.from_case not in related]
     related = [other for other in related if other.status == Case.Status.PUBLISHED]

@@ -96,11 +96,6 @@ TRANSITIONS = {
 }
 
 
-def root_of(case):
-    """The case a working copy belongs to, or the case itself."""
-    return case.draft_of if case.draft_of_id else case
-
-
 def display_name(user):
     return user.get_full_name() or user.get_username()
 
@@ -141,7 +136,7 @@ def available_transitions(user, case):
 
 
 def log(case, transition_action, from_status, to_status, user, note="", *, pending=None):
-    root = root_of(case)
+    root = case.root
     return CaseTransition.objects.create(
         case=root,
         public_id=root.public_id,

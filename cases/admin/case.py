@@ -267,7 +267,7 @@ class CaseAdmin(TranslationAdmin):
         case = self.get_object(request, object_id)
         extra = extra_context or {}
         if case is not None:
-            root = workflow.root_of(case)
+            root = case.root
             copy = Case.objects.filter(draft_of=case).first() if not case.draft_of_id else None
             extra.update(
                 {
@@ -361,7 +361,7 @@ class CaseAdmin(TranslationAdmin):
         return HttpResponseRedirect(self.change_url(case))
 
     def versions_context(self, request, case, **extra):
-        root = workflow.root_of(case)
+        root = case.root
         return {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -387,7 +387,7 @@ class CaseAdmin(TranslationAdmin):
         case = get_object_or_404(Case, pk=pk)
         if not self.has_view_permission(request, case):
             raise PermissionDenied
-        root = workflow.root_of(case)
+        root = case.root
         versions = CaseVersion.objects.filter(public_id=root.public_id)
         try:
             older = versions.get(number=int(request.GET.get("a", "")))
@@ -406,9 +406,7 @@ class CaseAdmin(TranslationAdmin):
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         case = get_object_or_404(Case, pk=pk)
-        version = get_object_or_404(
-            CaseVersion, public_id=workflow.root_of(case).public_id, number=number
-        )
+        version = get_object_or_404(CaseVersion, public_id=case.root.public_id, number=number)
         try:
             target = history.case_restore(case=case, version=version, user=request.user)
         except workflow.WorkflowError as error:

@@ -263,6 +263,11 @@ class Case(models.Model):
     def __str__(self):
         return f"{self.public_id}: {self.title}"
 
+    @property
+    def root(self):
+        """The case a pending revision belongs to, or the case itself."""
+        return self.draft_of if self.draft_of_id else self
+
     def terms_of(self, vocabulary):
         """The case's terms of one vocabulary, in their order (uses the prefetch when present)."""
         return [ct.term for ct in self.case_terms.all() if ct.term.vocabulary == vocabulary]
