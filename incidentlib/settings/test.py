@@ -12,8 +12,10 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 if not os.environ.get("DATABASE_URL"):
     # A file, not memory: the browser tests' live server answers from several threads,
     # and an in-memory SQLite database cannot be shared between them.
-    DATABASES = {"default": database_from_env(VAR_DIR / "test.sqlite3")}  # noqa: F405
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}  # noqa: F405
+    # TEST_SQLITE_NAME lets two test runs share a checkout without sharing a database.
+    TEST_FILE = VAR_DIR / os.environ.get("TEST_SQLITE_NAME", "test.sqlite3")  # noqa: F405
+    DATABASES = {"default": database_from_env(TEST_FILE)}
+    DATABASES["default"]["TEST"] = {"NAME": str(TEST_FILE)}
 STORAGES["staticfiles"]["BACKEND"] = (  # noqa: F405
     "django.contrib.staticfiles.storage.StaticFilesStorage"
 )
