@@ -1,0 +1,238 @@
+"""Faults: an import killed in the middle of writing; a backup restored into an empty database."""
+
+import datetime
+import io
+import json
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
+
+from cases.exchange.importer import BATCH_SIZE
+from cases.models import Case, CaseStep, CaseTerm, Organisation, Source, Term, TermRedirect
+from tests.conftest import REPO
+from tests.factories import CaseFactory
+from tests.test_bad_imports import database_fingerprint
+
+GENERATED = 3 * BATCH_SIZE  # killed after the first batch, two batches before the end
+PROGRESS = re.compile(rb"(\d+)/(\d+) cases")
+PATIENCE = 300  # seconds before a stuck subprocess fails the test (never reached normally)
+
+
+def load_bundled_library():
+    call_command("load_taxonomy", str(REPO / "data" / "taxonomy.json"), stdout=io.StringIO())
+    call_command("import_cases", str(REPO / "data" / "cases"), stdout=io.StringIO())
+
+
+def subprocess_env():
+    """manage.py in a subprocess, on the database this test runs on."""
+    settings = connection.settings_dict
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "incidentlib.settings.test"}
+    if connection.vendor == "sqlite":
+        env["DATABASE_URL"] = f"sqlite:///{settings['NAME']}"
+    else:
+        parts = urlsplit(os.environ["DATABASE_URL"])
+        env["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{settings['NAME']}"))
+    return env
+
+
+def manage(*args, **options):
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=REPO,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+        **options,
+    )
+
+
+def wait_for_progress(process, terminal):
+    """Read the import's progress bar until it reports a written batch; return (done, total).
+
+    The importer draws its bar only on a terminal, after each batch it has written inside its
+    one transaction: a report of fewer cases than the total proves it is mid-write."""
+    output = b""
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([terminal], [], [], 1)
+        if ready:
+            try:
+                output += os.read(terminal, 4096)
+            except OSError:  # the terminal closed: the process ended
+                break
+            if reports := PROGRESS.findall(output):
+                return tuple(int(n) for n in reports[-1])
+        if process.poll() is not None:
+            break
+    raise AssertionError(f"no progress from the import: {output.decode(errors='replace')}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_killed_while_writing_leaves_the_database_as_it_was(tmp_path):
+    load_bundled_library()
+    cases_file = tmp_path / "generated.jsonl"
+    generated = manage(
+        "generate_cases", "--count", str(GENERATED), "--first-id", "500000",
+        "--output", str(cases_file),
+    )  # fmt: skip
+    assert generated.returncode == 0, generated.stderr
+    before = database_fingerprint()
+    count_before = Case.objects.count()
+
+    terminal, terminal_for_child = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "import_cases", str(cases_file)],
+        cwd=REPO,
+        env=subprocess_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=terminal_for_child,
+    )
+    os.close(terminal_for_child)
+    try:
+        done, total = wait_for_progress(process, terminal)
+        assert BATCH_SIZE <= done < total == GENERATED
+        process.send_signal(signal.SIGKILL)
+        assert process.wait(timeout=PATIENCE) == -signal.SIGKILL
+    finally:
+        process.kill()
+        process.wait()
+        os.close(terminal)
+
+    assert database_fingerprint() == before
+    assert not Case.objects.filter(public_id__startswith="IL-5").exists()
+
+    again = manage("import_cases", str(cases_file))
+    assert again.returncode == 0, again.stderr
+    assert f"created {GENERATED}, updated 0, unchanged 0, skipped 0" in again.stdout
+    assert Case.objects.count() == count_before + GENERATED
+    assert Case.objects.filter(public_id="IL-500000", status=Case.Status.PUBLISHED).exists()
+
+
+# --- backup and restore ---------------------------------------------------------------
+
+
+def graph_without_ids(data):
+    """Graph JSON with node ids (database keys) replaced by the node's address."""
+    address = {node["id"]: node["url"] for node in data["nodes"]}
+    nodes = sorted(
+        (json.dumps({k: v for k, v in node.items() if k != "id"}, sort_keys=True))
+        for node in data["nodes"]
+    )
+    edges = sorted((address[e["source"]], address[e["target"]], e["weight"]) for e in data["edges"])
+    return {**data, "nodes": nodes, "edges": edges}
+
+
+def public_site(client):
+    """What a reader can see: every page, list and case, in both languages, and the JSON."""
+    # Inside the test's transaction on_commit never fires, so the page cache is not
+    # invalidated by the writes: start from an empty one.
+    cache.clear()
+    site = {"terms": sorted(Term.objects.values_list("vocabulary", "slug", "label_en", "label_ko"))}
+    public_ids = sorted(Case.objects.published().values_list("public_id", flat=True))
+    for language in ("en", "ko"):
+        listing = client.get(f"/{language}/cases/")
+        site[f"{language} facets"] = [
+            (facet.name, [(value.slug, value.label, value.count) for value in facet.values])
+            for facet in listing.context["listing"].facets
+        ]
+        site[f"{language} list"] = listing.content.decode()
+        site[f"{language} list json"] = client.get(f"/{language}/cases.json").json()
+        for public_id in public_ids:
+            site[f"{language} {public_id}"] = client.get(
+                f"/{language}/cases/{public_id}/"
+            ).content.decode()
+            site[f"{language} {public_id}.json"] = client.get(
+                f"/{language}/cases/{public_id}.json"
+            ).json()
+        for tab in ("cause", "component", "case"):
+            site[f"{language} graph {tab}"] = graph_without_ids(
+                client.get(f"/{language}/graph.json?tab={tab}").json()
+            )
+    return site
+
+
+def empty_the_library():
+    for model in (CaseTerm, CaseStep, Source, TermRedirect):
+        model.objects.all().delete()
+    Case.objects.update(recurrence_of=None)
+    Case.objects.all().delete()
+    Term.objects.all().delete()
+    Organisation.objects.all().delete()
+
+
+@pytest.mark.django_db
+def test_a_backup_restored_into_an_empty_database_gives_the_same_public_site(client, tmp_path):
+    load_bundled_library()
+    original = public_site(client)
+    assert len(original["en list json"]["results"]) == Case.objects.published().count() > 10
+    backup = tmp_path / "backup.jsonl"
+    call_command("export_cases", "--output", str(backup), stderr=io.StringIO())
+
+    empty_the_library()
+    assert not Case.objects.exists() and not Term.objects.exists()
+    call_command("load_taxonomy", str(REPO / "data" / "taxonomy.json"), stdout=io.StringIO())
+    call_command("import_cases", str(backup), stdout=io.StringIO())
+
+    restored = public_site(client)
+    assert restored.keys() == original.keys()
+    for key in original:
+        assert restored[key] == original[key], key
+
+
+def back_up_and_restore(tmp_path):
+    """What README's `export_cases --output backup.jsonl` and a plain import give back."""
+    backup = tmp_path / "backup.jsonl"
+    call_command("export_cases", "--output", str(backup), stderr=io.StringIO())
+    empty_the_library()
+    call_command("import_cases", str(backup), stdout=io.StringIO())
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "The exchange format carries no status: export_cases writes every case, and "
+        "import_cases creates each as --status (published by default), so restoring a backup "
+        "publishes drafts and brings withdrawn cases back (workaround: export and import "
+        "each status separately with --status)"
+    ),
+)
+@pytest.mark.django_db
+def test_a_restored_backup_keeps_unpublished_cases_unpublished(tmp_path):
+    CaseFactory(public_id="IL-0001")
+    CaseFactory(public_id="IL-0002", status=Case.Status.DRAFT, published_at=None)
+    CaseFactory(public_id="IL-0003", status=Case.Status.WITHDRAWN)
+    back_up_and_restore(tmp_path)
+    assert dict(Case.objects.values_list("public_id", "status")) == {
+        "IL-0001": Case.Status.PUBLISHED,
+        "IL-0002": Case.Status.DRAFT,
+        "IL-0003": Case.Status.WITHDRAWN,
+    }
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "The exchange format carries no publication date: a restored case is published "
+        "'now', so the Atom feed's <published> dates and order change after a restore"
+    ),
+)
+@pytest.mark.django_db
+def test_a_restored_backup_keeps_publication_dates(client, tmp_path):
+    CaseFactory(public_id="IL-0001", published_at=timezone.now() - datetime.timedelta(days=30))
+    feed = client.get("/en/feed.atom").content
+    back_up_and_restore(tmp_path)
+    cache.clear()  # on_commit never fires inside the test's transaction
+    assert client.get("/en/feed.atom").content == feed
