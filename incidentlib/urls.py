@@ -12,6 +12,10 @@ from .health import healthz
 
 SITEMAPS = {"lists": ListSitemap, "cases": CaseSitemap}
 
+# 403 and 404 are Django's own views rendering templates/403.html and 404.html.
+handler400 = "incidentlib.errors.bad_request"
+handler500 = "incidentlib.errors.server_error"
+
 
 @require_safe
 def robots_txt(request):

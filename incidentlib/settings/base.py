@@ -4,10 +4,12 @@ The overlays (dev, test, production) change only what differs between them.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -73,11 +75,16 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.sitemaps",
     "django_filters",
+    "axes",
     "cases",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Outermost, with SecurityMiddleware: their headers reach even the error responses of
+    # the middleware below (a forged Host header fails in CommonMiddleware).
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -86,7 +93,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "cases.routers.ReadReplicaMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "incidentlib.middleware.DatabaseUnavailableMiddleware",
+    # Last, as axes asks: it turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "incidentlib.urls"
@@ -103,9 +112,16 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
+                "django.template.context_processors.csp",
             ],
         },
     },
+]
+
+# Axes comes first: it refuses a locked-out login before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -151,6 +167,47 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 5000},
         }
     }
+
+# --- Security headers (every environment; HTTPS-only ones are in production.py) ---------
+
+# Scripts and styles only from our own files: no inline code, no other origins. The admin's
+# templates give their <script> tags the request's nonce; the context processor supplies it.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    # Cytoscape (the graph page) injects one fixed <style> rule unless the page already has
+    # it; its hash allows exactly that rule. A new vendored version may change it.
+    "style-src": [CSP.SELF, "'sha256-pgvDUBa4IjFA2yuSJ2cqcyxmNYJMborsd0ORcRv9vw8='"],
+    "img-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+# No script of ours reads the CSRF token from the cookie; forms carry it.
+CSRF_COOKIE_HTTPONLY = True
+CSRF_FAILURE_VIEW = "incidentlib.errors.csrf_failure"
+
+# --- Login throttling (django-axes) -----------------------------------------------------
+
+# Five failed logins lock that username, and also the address they came from, for a
+# quarter of an hour; a failure while locked out starts the quarter hour again.
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_CALLABLE = "incidentlib.errors.login_locked_out"
+AXES_CLIENT_IP_CALLABLE = "incidentlib.security.client_ip"
+# Not reset on success: one good login from an address would wipe the failures that other
+# accounts collected from that address, letting a guesser with an account of their own go on.
+AXES_RESET_ON_SUCCESS = False
+AXES_VERBOSE = False  # no banner on every manage.py command; failures are still logged
+# Reverse proxies in front of the app that append to X-Forwarded-For (0: none, direct).
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 
 LOGGING = {
     "version": 1,

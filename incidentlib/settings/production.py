@@ -1,4 +1,6 @@
-"""Production: refuses to start without its secrets."""
+"""Production: refuses to start without its secrets, and speaks only HTTPS."""
+
+import os
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -11,6 +13,17 @@ if not SECRET_KEY:  # noqa: F405
 if not ALLOWED_HOSTS:  # noqa: F405
     raise ImproperlyConfigured("ALLOWED_HOSTS must be set in production.")
 
+# TLS ends at the load balancer, which says so in X-Forwarded-Proto and appends the
+# client's address to X-Forwarded-For (used to throttle logins by address).
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "1"))
+SECURE_SSL_REDIRECT = True
+# The load balancer's health check speaks plain HTTP and must not be redirected.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+# A year, this host and every subdomain, and consent to browsers' preload lists: once
+# preloaded, going back to plain HTTP takes months, so serve every subdomain over HTTPS.
+SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
