@@ -47,7 +47,7 @@ def subprocess_env():
     return env
 
 
-def manage(*args, **options):
+def manage(*args):
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=REPO,
@@ -55,7 +55,6 @@ def manage(*args, **options):
         capture_output=True,
         text=True,
         timeout=PATIENCE,
-        **options,
     )
 
 
