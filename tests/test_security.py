@@ -12,9 +12,11 @@ from datetime import timedelta
 import pytest
 from axes.models import AccessAttempt
 from django.conf import settings
+from django.http import HttpRequest
 from django.test import RequestFactory
 from django.utils import timezone
 
+from cases.models import Case
 from incidentlib.security import client_ip
 from tests.conftest import REPO
 from tests.factories import CaseFactory, UserFactory
@@ -92,6 +94,7 @@ def test_production_redirects_to_https_but_not_the_health_check(tmp_path):
 
 @pytest.fixture
 def published_case(db):
+    CaseFactory(public_id="IL-0002", status=Case.Status.WITHDRAWN)
     return CaseFactory(public_id="IL-0001")
 
 
@@ -103,6 +106,7 @@ def published_case(db):
         ("/en/cases.json", 200),
         ("/admin/login/", 200),
         ("/en/no-such-page/", 404),
+        ("/en/cases/IL-0002/", 410),
     ],
 )
 def test_security_headers_on_every_kind_of_response(client, published_case, path, status):
@@ -252,3 +256,11 @@ def test_the_lockout_page_speaks_korean(client, accounts):
     text = response.content.decode()
     assert '<html lang="ko">' in text
     assert "로그인 실패가 너무 많습니다" in text and "15분" in text
+
+
+def test_client_login_works_when_given_a_request(client, accounts):
+    # The axes backend needs the request; without one Django's client.login() cannot work.
+    with pytest.raises(ValueError, match="requires a request"):
+        client.login(username="mina", password="pw")
+    assert client.login(request=HttpRequest(), username="mina", password="pw")
+    assert client.get("/admin/").status_code == 200
