@@ -12,6 +12,7 @@ PYTHON ?= $(shell for candidate in python3 python3.14 python3.13 python3.12; do 
 	   command -v $$candidate; break; fi; done)
 
 .PHONY: run test install lint format migrations-check lock load-data clean messages vendor bench
+.PHONY: load
 
 run: install load-data
 	@echo "Serving http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/). Ctrl-C stops."
@@ -78,3 +79,9 @@ vendor:
 # BENCH_SIZES=2000,10000 make bench for a quicker run.
 bench: install
 	$(PY) bench/run.py
+
+# The site under load: gunicorn on 127.0.0.1 driven by wrk for a minute at 10,000 cases, against
+# DATABASE_URL's PostgreSQL server in a scratch database; writes the Load section of
+# bench/RESULTS.md and fails on any error.
+load: install
+	$(PY) bench/load.py

@@ -5,6 +5,7 @@ needed=()
 command -v pg_ctlcluster >/dev/null 2>&1 || needed+=(postgresql)
 command -v sqlite3 >/dev/null 2>&1 || needed+=(sqlite3)
 command -v msgfmt >/dev/null 2>&1 || needed+=(gettext)
+command -v wrk >/dev/null 2>&1 || needed+=(wrk)  # make load
 # Browser tests: Debian's Chromium (Playwright's own browser download does not work here)
 # and fonts that cover Hangul, so Korean pages render in screenshots.
 [ -x /usr/bin/chromium ] || needed+=(chromium)

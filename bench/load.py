@@ -1,0 +1,398 @@
+"""`make load`: the site under concurrent load, through gunicorn and the loopback network.
+
+It never touches your data: it works in its own PostgreSQL database (the name in DATABASE_URL
+plus `_load`, dropped and made anew) holding the taxonomy, the bundled cases and --cases
+generated ones. gunicorn serves it (incidentlib.settings.bench) on a free port of 127.0.0.1,
+and wrk (bench/load.lua) drives it for --duration seconds with --connections clients walking a
+list of addresses: case pages and their JSON, the list plain and filtered, its JSON, English
+and Korean searches. The figures go into the "Load" section of bench/RESULTS.md, between
+<!-- load --> and <!-- /load -->; the rest of that file is left as it is. Any error (a status
+other than 2xx/3xx, or a socket error) makes the run fail. Every process it starts is stopped
+when it ends, however it ends.
+"""
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "RESULTS.md"
+SECTION = re.compile(r"<!-- load -->.*?<!-- /load -->\n?", re.S)
+STEP_TIMEOUT = 1800  # seconds any one preparation step may take
+
+# Share of requests of each kind, and how each address is made.
+MIX = {
+    "case page": 30,
+    "case JSON": 15,
+    "list, first pages": 10,
+    "list, filtered": 20,
+    "list JSON, filtered": 8,
+    "English search": 9,
+    "Korean search": 8,
+}
+FACET_OF_VOCABULARY = {
+    "root_cause": "cause",
+    "component": "component",
+    "symptom": "symptom",
+    "contributing": "contributing",
+    "domain": "domain",
+}
+SEVERITIES = ["low", "medium", "high", "critical"]
+ENGLISH_QUERIES = [
+    "database",
+    "database latency",
+    "cache",
+    "load balancer",
+    "scheduler",
+    "storage",
+    "dns resolver",
+    "control plane",
+    "api gateway",
+    "gpu pool",
+    "rollback",
+    "retries",
+    "checkpoint",
+    "network fabric",
+    "deploy pipeline",
+]
+KOREAN_QUERIES = [
+    "데이터베이스",
+    "캐시",
+    "스케줄러",
+    "스토리지",
+    "로드 밸런서",
+    "장애",
+    "체크포인트",
+    "네트워크",
+    "배포 파이프라인",
+    "지연 시간",
+    "재시도",
+    "대시보드",
+]
+
+
+def load_database_url():
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        raise SystemExit(
+            "make load needs PostgreSQL: DATABASE_URL=postgres://postgres@127.0.0.1:5432/"
+            "incidentlib make load (it works in a scratch database of its own, <name>_load)"
+        )
+    parts = urlsplit(url)
+    name = (parts.path.lstrip("/") or "incidentlib") + "_load"
+    maintenance = urlunsplit(parts._replace(path="/postgres"))
+    return urlunsplit(parts._replace(path=f"/{name}")), name, maintenance
+
+
+def reset_database(name, maintenance_url):
+    import psycopg
+
+    with psycopg.connect(maintenance_url, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def manage(*args, env):
+    started = time.monotonic()
+    subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        timeout=STEP_TIMEOUT,
+    )
+    print(f"manage.py {args[0]}: {time.monotonic() - started:.0f} s", file=sys.stderr)
+
+
+def ensure_wrk():
+    """wrk from Debian, installed as scripts/install-system-deps.sh installs packages."""
+    if shutil.which("wrk"):
+        return
+    if os.geteuid() != 0:
+        raise SystemExit("make load needs wrk: apt-get install wrk (as root)")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, timeout=STEP_TIMEOUT)
+    subprocess.run(
+        ["apt-get", "install", "-y", "-qq", "wrk"], check=True, env=env, timeout=STEP_TIMEOUT
+    )
+
+
+def free_port(preferred=8765):
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", preferred))
+        except OSError:
+            probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def addresses(database_url, count, seed=1):
+    """`count` request paths in the proportions of MIX (deterministic for a seed), how many of
+    each kind, and the number of published cases. Many distinct case ids and filter
+    combinations keep the page cache from answering everything; popular pages repeat, as
+    they do for real readers."""
+    import psycopg
+
+    with psycopg.connect(database_url) as connection:
+        public_ids = [
+            row[0]
+            for row in connection.execute(
+                "SELECT public_id FROM cases_case WHERE status = 'published' "
+                "AND draft_of_id IS NULL ORDER BY public_id"
+            )
+        ]
+        terms = {}
+        for vocabulary, slug in connection.execute(
+            "SELECT vocabulary, slug FROM cases_term ORDER BY vocabulary, slug"
+        ):
+            terms.setdefault(FACET_OF_VOCABULARY[vocabulary], []).append(slug)
+        orgs = [row[0] for row in connection.execute("SELECT slug FROM cases_organisation")]
+    rng = random.Random(seed)
+
+    def language():
+        return rng.choice(["en", "ko"])
+
+    def filters():
+        query = {}
+        for _ in range(rng.choice([1, 1, 2, 2, 3])):
+            facet = rng.choice([*terms, "org", "severity"])
+            values = {"org": orgs, "severity": SEVERITIES}.get(facet) or terms[facet]
+            # Skewed towards the first values, as readers favour the common terms.
+            query[facet] = values[min(int(rng.expovariate(0.15)), len(values) - 1)]
+        if rng.random() < 0.2:
+            query["page"] = rng.randint(2, 4)
+        return urlencode(query)
+
+    makers = {
+        "case page": lambda: f"/{language()}/cases/{rng.choice(public_ids)}/",
+        "case JSON": lambda: f"/{language()}/cases/{rng.choice(public_ids)}.json",
+        "list, first pages": lambda: f"/{language()}/cases/?page={rng.randint(1, 3)}",
+        "list, filtered": lambda: f"/{language()}/cases/?{filters()}",
+        "list JSON, filtered": lambda: f"/{language()}/cases.json?{filters()}",
+        "English search": lambda: "/en/cases/?" + urlencode({"q": rng.choice(ENGLISH_QUERIES)}),
+        "Korean search": lambda: "/ko/cases/?" + urlencode({"q": rng.choice(KOREAN_QUERIES)}),
+    }
+    kinds = rng.choices(list(MIX), weights=list(MIX.values()), k=count)
+    return [makers[kind]() for kind in kinds], Counter(kinds), len(public_ids)
+
+
+def wait_until_serving(base_url, server, deadline=60):
+    stop = time.monotonic() + deadline
+    while time.monotonic() < stop:
+        if server.poll() is not None:
+            raise SystemExit(f"gunicorn exited with status {server.returncode}")
+        try:
+            with urllib.request.urlopen(f"{base_url}/healthz", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise SystemExit(f"gunicorn did not answer {base_url}/healthz within {deadline} s")
+
+
+def stop(process):
+    """SIGTERM to the process group, then SIGKILL if it lingers."""
+    if process is None or process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def run_wrk(base_url, paths_file, *, threads, connections, duration):
+    completed = subprocess.run(
+        [
+            "wrk",
+            f"--threads={threads}",
+            f"--connections={connections}",
+            f"--duration={duration}s",
+            "--timeout=30s",
+            f"--script={ROOT / 'bench' / 'load.lua'}",
+            base_url,
+            "--",
+            str(paths_file),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=duration + 120,
+    )
+    print(completed.stdout, completed.stderr, sep="\n", file=sys.stderr)
+    match = re.search(r"^LOAD-RESULT (\{.*\})$", completed.stdout, re.M)
+    if completed.returncode != 0 or not match:
+        raise SystemExit(f"wrk failed (status {completed.returncode})")
+    return json.loads(match.group(1))
+
+
+def machine():
+    cpu = "unknown"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    kib = int(Path("/proc/meminfo").read_text().split()[1])
+    return f"{platform.node()}: {os.cpu_count()} cores ({cpu}), {kib / 1024 / 1024:.0f} GiB memory"
+
+
+def server_version(database_url):
+    import psycopg
+
+    with psycopg.connect(database_url) as connection:
+        return connection.execute("SHOW server_version").fetchone()[0]
+
+
+def report(result, *, cases, workers, options, mix, distinct, version):
+    seconds = result["duration_us"] / 1e6
+    socket_errors = sum(
+        result[key] for key in ("connect_errors", "read_errors", "write_errors", "timeouts")
+    )
+    errors = result["non_2xx_3xx"] + socket_errors
+    answered = result["cache_hits"] + result["cache_misses"]
+    total = sum(mix.values())
+    shares = ", ".join(f"{kind} {100 * mix[kind] / total:.0f} %" for kind in MIX)
+    lines = [
+        "<!-- load -->",
+        "## Load",
+        "",
+        f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `make load` on {machine()}. "
+        f"PostgreSQL {version}, {cases:,} cases. gunicorn with {workers} sync workers "
+        "(`incidentlib.settings.bench`, each worker with its own in-memory page cache) on "
+        f"127.0.0.1; wrk with {options.threads} threads and {options.connections} connections "
+        f"for {seconds:.0f} s over loopback, no warm-up.",
+        "",
+        "| requests | requests/s | median ms | p90 ms | p99 ms | max ms | errors |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {result['requests']:,} | {result['requests'] / seconds:.1f} "
+        f"| {result['p50_us'] / 1000:.1f} | {result['p90_us'] / 1000:.1f} "
+        f"| {result['p99_us'] / 1000:.1f} | {result['max_us'] / 1000:.1f} | {errors} |",
+        "",
+        f"Errors: {result['non_2xx_3xx']} answers other than 2xx/3xx, {socket_errors} socket "
+        "errors (connect, read, write, timeout). Page cache: "
+        f"{100 * result['cache_hits'] / max(answered, 1):.0f} % of answers were hits.",
+        "",
+        f"Mix: each connection walks a list of {total:,} addresses ({distinct:,} distinct), "
+        f"English and Korean pages alike: {shares}.",
+        "<!-- /load -->",
+        "",
+    ]
+    return "\n".join(lines), errors
+
+
+def write_section(section):
+    """Replace the Load section of RESULTS.md, or add it at the end; keep everything else."""
+    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+    if SECTION.search(text):
+        text = SECTION.sub(lambda _match: section, text, count=1)
+    else:
+        text = text.rstrip("\n") + "\n\n" + section if text else section
+    RESULTS.write_text(text, encoding="utf-8")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cases", type=int, default=10_000, help="generated cases")
+    parser.add_argument("--duration", type=int, default=60, help="seconds of load")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1))
+    parser.add_argument("--addresses", type=int, default=5000, help="length of the walk")
+    options = parser.parse_args()
+
+    ensure_wrk()
+    url, name, maintenance = load_database_url()
+    # Stopping by signal runs the clean-up below, as Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    server = server_log = None
+    with tempfile.TemporaryDirectory(prefix="load-") as folder:
+        env = {
+            **os.environ,
+            "DATABASE_URL": url,
+            "DJANGO_SETTINGS_MODULE": "incidentlib.settings.bench",
+            "BENCH_STATIC_ROOT": str(Path(folder) / "static"),
+        }
+        try:
+            reset_database(name, maintenance)
+            manage("migrate", "--noinput", env=env)
+            manage("load_taxonomy", str(ROOT / "data" / "taxonomy.json"), env=env)
+            manage("import_cases", str(ROOT / "data" / "cases"), env=env)
+            manage("generate_cases", "--count", str(options.cases), env=env)
+            import psycopg
+
+            with psycopg.connect(url, autocommit=True) as connection:
+                connection.execute("VACUUM ANALYZE")
+            manage("collectstatic", "--noinput", env=env)
+
+            paths, mix, cases = addresses(url, options.addresses)
+            paths_file = Path(folder) / "addresses.txt"
+            paths_file.write_text("\n".join(paths) + "\n", encoding="utf-8")
+
+            server_log = Path(folder) / "gunicorn.log"
+            port = free_port()
+            base_url = f"http://127.0.0.1:{port}"
+            with server_log.open("w") as log:
+                server = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "gunicorn",
+                        "incidentlib.wsgi",
+                        f"--bind=127.0.0.1:{port}",
+                        f"--workers={options.workers}",
+                        "--timeout=60",
+                    ],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=log,
+                    start_new_session=True,  # its own group: stopped as a whole, not by Ctrl-C
+                )
+            wait_until_serving(base_url, server)
+            result = run_wrk(
+                base_url,
+                paths_file,
+                threads=options.threads,
+                connections=options.connections,
+                duration=options.duration,
+            )
+            section, errors = report(
+                result,
+                cases=cases,
+                workers=options.workers,
+                options=options,
+                mix=mix,
+                distinct=len(set(paths)),
+                version=server_version(url),
+            )
+        except BaseException:
+            if server_log and server_log.exists():
+                log = server_log.read_text(errors="replace").splitlines()
+                print("gunicorn log, last lines:", *log[-20:], sep="\n", file=sys.stderr)
+            raise
+        finally:
+            stop(server)
+    write_section(section)
+    print(section)
+    if errors:
+        raise SystemExit(f"{errors} error(s) under load")
+
+
+if __name__ == "__main__":
+    main()
