@@ -26,11 +26,16 @@ from tests.factories import CaseFactory, UserFactory
 
 def run_in_production(*args, **env):
     """manage.py (or python -c) under incidentlib.settings.production, in a clean process."""
-    environment = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"SECRET_KEY", "ALLOWED_HOSTS", "DEBUG", "DJANGO_SETTINGS_MODULE"}
+    # Not this test run's settings, nor the browser tests' DJANGO_ALLOW_ASYNC_UNSAFE (which
+    # check --deploy rightly warns about).
+    left_out = {
+        "SECRET_KEY",
+        "ALLOWED_HOSTS",
+        "DEBUG",
+        "DJANGO_SETTINGS_MODULE",
+        "DJANGO_ALLOW_ASYNC_UNSAFE",
     }
+    environment = {key: value for key, value in os.environ.items() if key not in left_out}
     environment.update(DJANGO_SETTINGS_MODULE="incidentlib.settings.production", **env)
     environment = {key: value for key, value in environment.items() if value is not None}
     return subprocess.run(
