@@ -171,7 +171,8 @@ else:
 # --- Security headers (every environment; HTTPS-only ones are in production.py) ---------
 
 # Scripts and styles only from our own files: no inline code, no other origins. The admin's
-# templates give their <script> tags the request's nonce; the context processor supplies it.
+# templates give their <script> tags the request's nonce (the context processor supplies
+# it); page-cached public pages must not use one, since the cache would replay a stale one.
 SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],
@@ -195,8 +196,8 @@ CSRF_FAILURE_VIEW = "incidentlib.errors.csrf_failure"
 
 # --- Login throttling (django-axes) -----------------------------------------------------
 
-# Five failed logins lock that username, and also the address they came from, for a
-# quarter of an hour; a failure while locked out starts the quarter hour again.
+# Five failed logins for one username, or from one address, lock that username or address
+# for a quarter of an hour; any attempt while locked out starts the quarter hour again.
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
