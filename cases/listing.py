@@ -3,8 +3,7 @@
 from dataclasses import dataclass, field
 
 from django.core.paginator import Paginator
-from django.db.models import Count, Prefetch
-from django.db.models.functions import ExtractYear
+from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 
 from .facets import build_facets, public_terms
@@ -76,12 +75,11 @@ def build_listing(request_data):
     terms = public_terms()
 
     cases = sorted_cases(filterset, cases)
-    by_year = cases_per_year(cases)
+    facets, within, by_year = build_facets(filterset, terms, public)
     paginator = Paginator(with_card_data(cases), PAGE_SIZE)
     # The year counts add up to the number of cases: one query less than a COUNT(*).
     paginator.count = sum(count for _year, count in by_year)
     page = paginator.get_page(request_data.get("page"))
-    facets, within = build_facets(filterset, terms, public)
 
     for facet in facets:
         unknown = [
@@ -101,7 +99,7 @@ def build_listing(request_data):
 
     listing = Listing(filterset, page, facets, notices)
     listing.common_components = common_components(facets, within)
-    listing.charts = charts(filterset, cases, facets, by_year)
+    listing.charts = charts(filterset, facets, within, by_year)
     if filterset.query:
         selected = {(f.name, v.slug) for f in facets for v in f.selected}
         orgs = [v.obj for f in facets if f.name == "org" for v in f.values if v.obj]
@@ -175,28 +173,14 @@ def cause_chart(items):
     return {"rows": rows, "height": max(len(items) * CAUSE_ROW, CAUSE_ROW)}
 
 
-def cases_per_year(cases):
-    years = (
-        cases.order_by()
-        .annotate(year=ExtractYear("date"))
-        .values("year")
-        .annotate(n=Count("pk"))
-        .order_by("year")
-    )
-    return [(str(row["year"]), row["n"]) for row in years]
-
-
-def charts(filterset, cases, facets, by_year):
+def charts(filterset, facets, within, by_year):
     """Cases per year and per cause, for the small charts above the list."""
     cause_facet = next(f for f in facets if f.name == "cause")
-    if filterset.selected("cause"):
-        # The facet ignores its own selection; count the causes within the list itself.
-        rows = cases.order_by().values("root_cause_id").annotate(n=Count("pk"))
-        counts = {row["root_cause_id"]: row["n"] for row in rows}
-        by_cause = [(v.label, counts.get(v.obj.pk, 0)) for v in cause_facet.values if v.obj]
-        by_cause = sorted([item for item in by_cause if item[1]], key=lambda item: -item[1])
-    else:
-        by_cause = [(v.label, v.count) for v in cause_facet.values if v.count]
+    # Causes within the list itself (the facet's own counts ignore a cause selection).
+    by_cause = [
+        (v.label, within.get((Vocabulary.ROOT_CAUSE, v.slug), 0)) for v in cause_facet.values
+    ]
+    by_cause = sorted([item for item in by_cause if item[1]], key=lambda item: -item[1])
     return {
         "years": year_chart(by_year) if by_year else None,
         "causes": cause_chart(by_cause[:8]) if by_cause else None,
