@@ -6,8 +6,8 @@ from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 
-from .facets import build_facets, public_terms
-from .filters import FACETS, SORTS, CaseFilter
+from .facets import build_facets
+from .filters import FACETS, SORTS, CaseFilter, public_terms
 from .models import Case, CaseStep, CaseTerm, Organisation, Vocabulary
 from .search import suggested_filters
 

@@ -12,8 +12,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from .caching import cache_public_page
 from .exchange.serialize import case_to_exchange
-from .facets import public_terms
-from .filters import FACETS
+from .filters import FACETS, public_terms
 from .graph import build_graph, graph_tab
 from .listing import PAGE_SIZE, build_listing, filtered_cases, sorted_cases, with_card_data
 from .models import SLUG_RE, Case, CaseRelation, CaseTerm, TermRedirect
