@@ -1,6 +1,7 @@
 from django.contrib.syndication.views import Feed
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import escape
 from django.utils.translation import gettext_lazy as _
 
 from .models import Case
@@ -27,7 +28,8 @@ class LatestCasesFeed(Feed):
         return f"{case.public_id}: {case.title}"
 
     def item_description(self, case):
-        return case.summary
+        # Atom1Feed declares the summary type="html": plain text must reach readers escaped.
+        return escape(case.summary)
 
     def item_link(self, case):
         return reverse("cases:detail", args=[case.public_id])

@@ -20,13 +20,7 @@ pytestmark = pytest.mark.django_db
 
 CORPUS = Path(__file__).resolve().parent / "bad_imports"
 ENTRIES = sorted(p.name for p in CORPUS.iterdir() if p.suffix != ".expected")
-KNOWN_GAPS = {
-    "duration-without-a-number.json": (
-        "cases/exchange/validation.py: duration() takes Django's parse_duration, which reads 'P' "
-        "and 'PT' as a zero duration; ISO 8601 wants at least one number, so they should be "
-        "refused like '3 hours' (they are imported as PT0S)"
-    ),
-}
+KNOWN_GAPS = {}  # corpus files the importer still wrongly accepts, with why
 
 
 @pytest.fixture

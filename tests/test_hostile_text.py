@@ -191,15 +191,6 @@ def test_atom_feed_title_and_author_are_text(client, hostile):
     assert entry.find("atom:author/atom:name", ns).text == HOSTILE
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "cases/feeds.py: item_description returns the plain-text summary, and Django's Atom1Feed "
-        'writes it as <summary type="html">, so feed readers take the summary as HTML and a '
-        "summary holding <script> or <img onerror> is markup there; it should be "
-        "escape(case.summary) (or the summary written as type text)"
-    ),
-)
 def test_atom_feed_summary_is_text_for_feed_readers(client, hostile):
     entry, ns = feed_entry(client)
     summary = entry.find("atom:summary", ns)

@@ -275,7 +275,9 @@ class CaseValidator:
         value = self.string(path, value, required=True)
         if value is None:
             return None
-        parsed = parse_duration(value) if value.startswith(("P", "-P")) else None
+        # Django reads a bare "P" or "PT" as zero; ISO 8601 needs at least one number.
+        is_iso = value.startswith(("P", "-P")) and any(c.isdigit() for c in value)
+        parsed = parse_duration(value) if is_iso else None
         if parsed is None:
             self.problem(path, f"{value!r} is not an ISO 8601 duration such as PT3H15M")
             return None
