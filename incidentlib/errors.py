@@ -32,8 +32,20 @@ def bad_request(request, exception):
     return error_page(request, "400.html", 400)
 
 
+# What a 500 says when even its template cannot be rendered (say, static files missing
+# from the manifest): the same words, with nothing that can fail.
+BARE_SERVER_ERROR = (
+    '<!doctype html><html lang="en"><meta charset="utf-8"><title>Server error</title>'
+    "<h1>Server error</h1><p>Something went wrong on our side. Please try again later.</p>"
+    '<p lang="ko">서버에 문제가 생겼습니다. 잠시 뒤에 다시 시도해 주세요.</p></html>'
+)
+
+
 def server_error(request):
-    return error_page(request, "500.html", 500)
+    try:
+        return error_page(request, "500.html", 500)
+    except Exception:  # the error page must never raise in its turn
+        return HttpResponse(BARE_SERVER_ERROR, status=500)
 
 
 def database_unavailable(request):

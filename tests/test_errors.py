@@ -91,3 +91,14 @@ def test_the_500_page_renders_without_a_request():
     # As Django itself would render it, were our handler not used.
     with translation.override("en"):
         assert "<h1>Something went wrong</h1>" in render_to_string("500.html")
+
+
+def test_a_500_page_that_cannot_render_still_answers(broken_list, monkeypatch):
+    def unrenderable(*args, **kwargs):
+        raise ValueError("Missing staticfiles manifest entry for 'css/site.css'")
+
+    monkeypatch.setattr("incidentlib.errors.render_to_string", unrenderable)
+    response = broken_list.get("/en/cases/")
+    assert response.status_code == 500
+    assert "<h1>Server error</h1>" in response.content.decode()
+    assert "manifest" not in response.content.decode()
