@@ -129,6 +129,23 @@ def load_taxonomy(terms, *, force=False):
     return counts
 
 
+def export_taxonomy():
+    """Every term as the database has it now, in the document parse_taxonomy reads."""
+    document = {vocabulary: [] for vocabulary in Vocabulary.values}
+    for term in Term.objects.order_by("vocabulary", "slug"):
+        document[term.vocabulary].append(
+            {
+                "slug": term.slug,
+                "label": {lang: getattr(term, f"label_{lang}") or "" for lang in LANGUAGES},
+                "description": {
+                    lang: getattr(term, f"description_{lang}") or "" for lang in LANGUAGES
+                },
+                "aliases": {lang: term.alias_list(lang) for lang in LANGUAGES},
+            }
+        )
+    return document
+
+
 @transaction.atomic
 def term_merge(*, survivor, others):
     """Merge terms into `survivor`: their cases move to it, their labels become its aliases,

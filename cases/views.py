@@ -1,6 +1,7 @@
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.db.models import Count, Prefetch
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import Prefetch
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -18,6 +19,7 @@ from .listing import PAGE_SIZE, build_listing, filtered_cases, sorted_cases, wit
 from .models import SLUG_RE, Case, CaseRelation, CaseTerm, TermRedirect
 
 SIMILAR_CASES = 5
+SIMILAR_CANDIDATES = 2000  # most recent cases per term considered for similar cases
 GRAPH_TABS = [
     ("cause", gettext_lazy("Cause")),
     ("component", gettext_lazy("Component")),
@@ -192,22 +194,30 @@ def case_url(case):
 
 
 def similar_cases(case, limit=SIMILAR_CASES):
-    """Published cases that share the most terms with this one."""
+    """Published cases that share the most terms with this one.
+
+    Each term contributes its most recent SIMILAR_CANDIDATES cases, so the work is bounded
+    however many cases a common term has: a case's count is the number of its terms in
+    whose recent cases it is. Below that many cases a term (every library we know) this
+    is exactly the number of shared terms.
+    """
     term_ids = [ct.term_id for ct in case.case_terms.all()]
     if not term_ids:
         return []
-    # Grouped on the narrow link table alone (a join to the wide case rows for every case
-    # sharing a popular term is what made this slow); the few best are then checked for
-    # being published, with room for some that are not.
-    rows = (
-        CaseTerm.objects.filter(term_id__in=term_ids)
-        .exclude(case_id=case.pk)
-        .order_by()
-        .values("case_id")
-        .annotate(shared=Count("term_id"))
-        .order_by("-shared", "-case_id")[: limit * 4]
+    recent = " UNION ALL ".join(
+        f"SELECT case_id FROM (SELECT case_id FROM {CaseTerm._meta.db_table} "
+        f"WHERE term_id = %s AND case_id <> %s ORDER BY case_id DESC LIMIT %s) AS term{index}"
+        for index in range(len(term_ids))
     )
-    shared = {row["case_id"]: row["shared"] for row in rows}
+    query = (
+        f"SELECT case_id, COUNT(*) AS shared FROM ({recent}) AS candidates "
+        "GROUP BY case_id ORDER BY shared DESC, case_id DESC LIMIT %s"
+    )
+    params = [value for term_id in term_ids for value in (term_id, case.pk, SIMILAR_CANDIDATES)]
+    params.append(limit * 4)  # a few more than needed, since some may be unpublished
+    with connections[case._state.db or DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(query, params)
+        shared = dict(cursor.fetchall())
     cases = Case.objects.published().filter(pk__in=shared).select_related("org")
     return sorted(cases, key=lambda c: (-shared[c.pk], -c.date.toordinal()))[:limit]
 

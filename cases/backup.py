@@ -1,0 +1,218 @@
+"""Backing up the library to a directory, and restoring it: the same public site afterwards.
+
+A backup is a directory of three files:
+
+    cases.jsonl    every live case in the exchange format, as export_cases writes it
+    taxonomy.json  every term's labels, descriptions and aliases, as load_taxonomy reads it
+    state.jsonl    what the public site reads of each case's editorial state, one line a case:
+                   {"id": "IL-0001", "status": "published", "published_at": "2024-05-01T09:00:00Z"}
+
+The status decides whether a case is listed, answers 404 (not yet published) or 410
+(withdrawn); `published_at` dates and orders the Atom feed and the sitemap. The exchange
+format must not grow editorial fields, so they travel beside it in state.jsonl.
+
+Left out: pending revisions (working copies), version history, transitions, term redirects
+and user accounts; a database dump keeps those.
+"""
+
+import itertools
+import json
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.db import connection, transaction
+from django.utils.dateparse import parse_datetime
+
+from .caching import public_content_changed
+from .exchange.exporting import CHUNK_SIZE, write_cases
+from .exchange.importer import CaseImporter
+from .exchange.reading import Input
+from .exchange.validation import format_datetime
+from .models import CASE_ID_RE, Case
+from .taxonomy import export_taxonomy, load_taxonomy, parse_taxonomy
+
+CASES_FILE = "cases.jsonl"
+TAXONOMY_FILE = "taxonomy.json"
+STATE_FILE = "state.jsonl"
+BACKUP_FILES = (CASES_FILE, TAXONOMY_FILE, STATE_FILE)
+STATE_KEYS = {"id", "status", "published_at"}
+
+
+class BackupError(Exception):
+    """The backup cannot be restored; `problems` says every reason."""
+
+    def __init__(self, problems):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+# --- backing up -----------------------------------------------------------------------
+
+
+def write_backup(directory):
+    """Write the three files into an existing directory; return how many cases it holds."""
+    directory = Path(directory)
+    live = Case.objects.live()
+    with one_snapshot():
+        with (directory / CASES_FILE).open("w", encoding="utf-8") as stream:
+            count = write_cases(live, stream.write, json_lines=True)
+        (directory / TAXONOMY_FILE).write_text(
+            json.dumps(export_taxonomy(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+        )
+        states = (
+            live.order_by("public_id")
+            .values_list("public_id", "status", "published_at")
+            .iterator(chunk_size=CHUNK_SIZE)
+        )
+        with (directory / STATE_FILE).open("w", encoding="utf-8") as stream:
+            for public_id, status, published_at in states:
+                line = {
+                    "id": public_id,
+                    "status": status,
+                    "published_at": format_datetime(published_at),
+                }
+                stream.write(json.dumps(line) + "\n")
+    return count
+
+
+@contextmanager
+def one_snapshot():
+    """One transaction for every query of a backup, so that its three files agree even while
+    editors work. PostgreSQL's default isolation gives each query a fresh snapshot; repeatable
+    read keeps the first. (A SQLite transaction reads one snapshot already.)"""
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        if outermost and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
+
+
+# --- restoring ------------------------------------------------------------------------
+
+
+def restore_backup(directory):
+    """Restore a backup in one transaction: all of it or, on any problem, nothing.
+
+    Cases and terms in the backup replace those in the database; others are left alone.
+    Returns the importer's result. Raises BackupError, TaxonomyError or ImportFailed.
+    """
+    directory = Path(directory)
+    missing = [name for name in BACKUP_FILES if not (directory / name).is_file()]
+    if missing:
+        raise BackupError([f"{directory / name}: no such file" for name in missing])
+    cases = Input(str(directory / CASES_FILE), directory / CASES_FILE, json_lines=True)
+    state_path = directory / STATE_FILE
+    terms = parse_taxonomy(
+        (directory / TAXONOMY_FILE).read_text(encoding="utf-8-sig"),
+        label=str(directory / TAXONOMY_FILE),
+    )
+    check_states(state_path, case_ids(cases))
+
+    with transaction.atomic():
+        # The backup is the truth: editors' labels and changes in this database give way.
+        load_taxonomy(terms, force=True)
+        # Created as drafts so that no case is ever public "now"; the states follow.
+        importer = CaseImporter([cases], status=Case.Status.DRAFT, force=True)
+        result = importer.run()
+        apply_states(state_path)
+        public_content_changed()
+    return result
+
+
+def case_ids(source):
+    """The ids in cases.jsonl; the importer validates the cases themselves."""
+    ids = set()
+    for record in source.records():
+        if isinstance(record.value, dict) and isinstance(record.value.get("id"), str):
+            ids.add(record.value["id"])
+    return ids
+
+
+def parse_state(text):
+    """(id, status, published_at) from one line of state.jsonl, or raise ValueError."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"invalid JSON: {error.msg}") from None
+    if not isinstance(value, dict):
+        raise ValueError("must be an object with id, status and published_at")
+    unknown = sorted(set(value) - STATE_KEYS)
+    if unknown:
+        raise ValueError(f"{unknown[0]}: unknown field")
+    public_id, status, published = value.get("id"), value.get("status"), value.get("published_at")
+    if not isinstance(public_id, str) or not CASE_ID_RE.match(public_id):
+        raise ValueError(f"id: {public_id!r} is not a case id")
+    if status not in Case.Status.values:
+        raise ValueError(f"status: {status!r} is not one of {', '.join(Case.Status.values)}")
+    published_at = None
+    if published is not None:
+        try:
+            published_at = parse_datetime(published) if isinstance(published, str) else None
+        except ValueError:
+            published_at = None
+        if published_at is None or published_at.tzinfo is None:
+            raise ValueError(
+                f"published_at: {published!r} is not an ISO 8601 date and time with a time zone"
+            )
+    if status == Case.Status.PUBLISHED and published_at is None:
+        raise ValueError("published_at: a published case needs its publication date")
+    return public_id, status, published_at
+
+
+def state_lines(path):
+    """(line number, text) of each non-blank line, read a line at a time."""
+    with path.open(encoding="utf-8-sig") as stream:
+        for number, text in enumerate(stream, start=1):
+            if text.strip():
+                yield number, text
+
+
+def id_of(text):
+    """The id a line names, however wrong the rest of it is."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value.get("id") if isinstance(value, dict) else None
+
+
+def check_states(path, ids):
+    """Raise BackupError naming every bad line, and every case without a state."""
+    problems, seen = [], {}
+    try:
+        for number, text in state_lines(path):
+            where = f"{path}: line {number}"
+            try:
+                public_id, _status, _published_at = parse_state(text)
+            except ValueError as error:
+                problems.append(f"{where}: {error}")
+                seen.setdefault(id_of(text), number)  # its case is not missing a line too
+                continue
+            if public_id not in ids:
+                problems.append(f"{where}: {public_id} is not in {CASES_FILE}")
+            elif public_id in seen:
+                problems.append(
+                    f"{where}: {public_id} appears twice (first on line {seen[public_id]})"
+                )
+            seen.setdefault(public_id, number)
+    except UnicodeDecodeError as error:
+        problems.append(f"{path}: not valid UTF-8 text ({error.reason})")
+    problems += [f"{path}: {public_id} has no line" for public_id in sorted(ids - set(seen))]
+    if problems:
+        raise BackupError(problems)
+
+
+def apply_states(path):
+    """Set status and published_at of the restored cases, a batch of lines at a time."""
+    states = (parse_state(text) for _number, text in state_lines(path))
+    for batch in itertools.batched(states, CHUNK_SIZE):
+        by_id = {public_id: (status, published_at) for public_id, status, published_at in batch}
+        cases = list(
+            Case.objects.live()
+            .filter(public_id__in=by_id)
+            .only("public_id", "status", "published_at")
+        )
+        for case in cases:
+            case.status, case.published_at = by_id[case.public_id]
+        Case.objects.bulk_update(cases, ["status", "published_at"])

@@ -1,0 +1,30 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from cases.backup import BackupError, restore_backup
+from cases.exchange.importer import ImportFailed
+from cases.taxonomy import TaxonomyError
+
+
+class Command(BaseCommand):
+    help = (
+        "Restore a backup_library directory in one transaction: terms, cases, and each case's "
+        "status and publication date. Checks everything first; on any problem writes nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("directory", metavar="DIR")
+
+    def handle(self, *args, directory, **options):
+        try:
+            result = restore_backup(directory)
+        except (BackupError, TaxonomyError, ImportFailed) as failure:
+            for problem in failure.problems:
+                self.stderr.write(problem)
+            raise CommandError(
+                f"Nothing was restored: {len(failure.problems)} problem(s) found."
+            ) from None
+        counts = result.counts()
+        self.stdout.write(
+            f"Restored {sum(counts.values())} case(s) from {directory}: "
+            + ", ".join(f"{what} {number}" for what, number in counts.items())
+        )
