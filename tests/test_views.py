@@ -432,6 +432,24 @@ def test_related_cases_show_from_both_sides_and_similar_cases(client, terms):
     assert c not in similar
 
 
+def test_similar_cases_count_shared_terms_among_each_terms_recent_cases(client, terms, monkeypatch):
+    CaseFactory(public_id="IL-0001", with_terms=[terms["dns"], terms["overlap"]])
+    for n in range(2, 5):  # three later cases with DNS only
+        CaseFactory(public_id=f"IL-000{n}", with_terms=[terms["dns"]])
+    CaseFactory(public_id="IL-0009", with_terms=[terms["dns"], terms["overlap"]])
+
+    def similar():
+        cache.clear()
+        return [c.public_id for c in client.get("/en/cases/IL-0009/").context["similar"]]
+
+    # Both terms shared beats one.
+    assert similar()[0] == "IL-0001"
+    assert set(similar()) == {"IL-0001", "IL-0002", "IL-0003", "IL-0004"}
+    # A common term offers only its most recent cases: the work stays bounded.
+    monkeypatch.setattr("cases.views.SIMILAR_CANDIDATES", 2)
+    assert set(similar()) == {"IL-0001", "IL-0003", "IL-0004"}
+
+
 def test_unknown_or_unpublished_case_is_404_and_withdrawn_is_410(client, terms):
     CaseFactory(public_id="IL-0001", status=Case.Status.DRAFT, published_at=None)
     CaseFactory(public_id="IL-0002", status=Case.Status.IN_REVIEW, published_at=None)
