@@ -9,7 +9,7 @@ def create_index(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
         schema_editor.execute(
             "CREATE INDEX IF NOT EXISTS case_status_facets ON cases_case (status) "
-            "INCLUDE (date, org_id, severity, root_cause_id)"
+            "INCLUDE (id, date, org_id, severity, root_cause_id)"
         )
 
 
