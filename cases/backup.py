@@ -29,7 +29,7 @@ from .exchange.importer import CaseImporter
 from .exchange.reading import Input
 from .exchange.validation import format_datetime
 from .models import CASE_ID_RE, Case
-from .taxonomy import export_taxonomy, load_taxonomy, parse_taxonomy
+from .taxonomy import TaxonomyError, export_taxonomy, load_taxonomy, parse_taxonomy
 
 CASES_FILE = "cases.jsonl"
 TAXONOMY_FILE = "taxonomy.json"
@@ -95,7 +95,7 @@ def restore_backup(directory):
     """Restore a backup in one transaction: all of it or, on any problem, nothing.
 
     Cases and terms in the backup replace those in the database; others are left alone.
-    Returns the importer's result. Raises BackupError, TaxonomyError or ImportFailed.
+    Returns the importer's result. Raises BackupError or ImportFailed (bad cases).
     """
     directory = Path(directory)
     missing = [name for name in BACKUP_FILES if not (directory / name).is_file()]
@@ -103,11 +103,17 @@ def restore_backup(directory):
         raise BackupError([f"{directory / name}: no such file" for name in missing])
     cases = Input(str(directory / CASES_FILE), directory / CASES_FILE, json_lines=True)
     state_path = directory / STATE_FILE
-    terms = parse_taxonomy(
-        (directory / TAXONOMY_FILE).read_text(encoding="utf-8-sig"),
-        label=str(directory / TAXONOMY_FILE),
-    )
-    check_states(state_path, case_ids(cases))
+    problems, terms = [], []
+    try:
+        terms = read_taxonomy(directory / TAXONOMY_FILE)
+    except (BackupError, TaxonomyError) as error:
+        problems += error.problems
+    try:
+        check_states(state_path, case_ids(cases))
+    except BackupError as error:
+        problems += error.problems
+    if problems:
+        raise BackupError(problems)
 
     with transaction.atomic():
         # The backup is the truth: editors' labels and changes in this database give way.
@@ -118,6 +124,14 @@ def restore_backup(directory):
         apply_states(state_path)
         public_content_changed()
     return result
+
+
+def read_taxonomy(path):
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise BackupError([f"{path}: not valid UTF-8 text ({error.reason})"]) from None
+    return parse_taxonomy(text, label=str(path))
 
 
 def case_ids(source):

@@ -2,7 +2,6 @@ from django.core.management.base import BaseCommand, CommandError
 
 from cases.backup import BackupError, restore_backup
 from cases.exchange.importer import ImportFailed
-from cases.taxonomy import TaxonomyError
 
 
 class Command(BaseCommand):
@@ -17,7 +16,7 @@ class Command(BaseCommand):
     def handle(self, *args, directory, **options):
         try:
             result = restore_backup(directory)
-        except (BackupError, TaxonomyError, ImportFailed) as failure:
+        except (BackupError, ImportFailed) as failure:
             for problem in failure.problems:
                 self.stderr.write(problem)
             raise CommandError(
