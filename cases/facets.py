@@ -86,7 +86,16 @@ def facet_counts(filterset, terms, public_queryset):
     for key, names in groups.items():
         others = filtersets[key]
         cases = others.qs if others.is_valid() else public_queryset.none()
-        group = group_counts(cases, searched=bool(others.query))
+        if key == full_key:
+            group = group_counts(cases, searched=bool(others.query))
+        else:
+            vocabularies = {FACETS[n] for n in names} - {None, Vocabulary.ROOT_CAUSE}
+            group = group_counts(
+                cases,
+                searched=bool(others.query),
+                kinds=(["term"] if vocabularies else []) + [n for n in names if n in COLUMN_KINDS],
+                term_ids=[t.pk for t in terms if t.vocabulary in vocabularies],
+            )
         for name in names:
             vocabulary = FACETS[name]
             if name == "cause":
@@ -99,7 +108,7 @@ def facet_counts(filterset, terms, public_queryset):
                     for pk, n in group["term"].items()
                     if pk in terms_by_pk and terms_by_pk[pk].vocabulary == vocabulary
                 }
-            else:
+            else:  # org, severity
                 counts[name] = group[name]
         if key == full_key:
             for pk, n in group["term"].items():
@@ -112,16 +121,25 @@ def facet_counts(filterset, terms, public_queryset):
     return counts, within, years
 
 
-def group_counts(cases, *, searched=False):
-    """Every count the list needs over one set of cases, in one query.
+COLUMN_KINDS = ("org", "cause", "year", "severity")
 
-    The case columns (organisation, cause, severity, year) are grouped from one
+
+def group_counts(cases, *, searched=False, kinds=None, term_ids=None):
+    """The counts the list needs over one set of cases, in one query.
+
+    `kinds` says which are needed ("term" and the COLUMN_KINDS; all by default) and
+    `term_ids` which terms (all by default): a facet that ignores its own selection needs
+    only its own counts over its group of cases.
+
+    The case columns (organisation, cause, year, severity) are grouped from one
     materialized run of the filter, so a search is not run once per column. Terms are
     counted from their own run of it: a CTE would keep PostgreSQL from joining the
     terms of 100,000 cases in parallel, which halves that, the largest part. A search,
     though, costs more to run twice than that gains: then terms are counted from the CTE.
     """
-    group = {"term": {}, "org": {}, "cause": {}, "severity": {}, "year": {}}
+    kinds = set(kinds or ("term", *COLUMN_KINDS))
+    group = {kind: {} for kind in ("term", *COLUMN_KINDS)}
+    columns = [kind for kind in COLUMN_KINDS if kind in kinds]
     filtered = (
         cases.order_by()
         .annotate(year=ExtractYear("date"))
@@ -129,26 +147,38 @@ def group_counts(cases, *, searched=False):
     )
     try:
         sql, params = filtered.query.sql_with_params()
-        if searched:
+        if searched and columns:
             ids_sql, ids_params = "SELECT id FROM f", []
         else:
             ids_sql, ids_params = cases.order_by().values("id").query.sql_with_params()
     except EmptyResultSet:  # an invalid filter selects nothing
         return group
-    case_terms = CaseTerm._meta.db_table
     # Keys are cast to text so that one union holds ids, years and severities alike.
-    query = f"""
-        WITH f AS MATERIALIZED ({sql})
-        SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {case_terms}
-            WHERE case_id IN ({ids_sql}) GROUP BY term_id
-        UNION ALL SELECT 'org', CAST(org_id AS TEXT), COUNT(*) FROM f GROUP BY org_id
-        UNION ALL SELECT 'cause', CAST(root_cause_id AS TEXT), COUNT(*) FROM f
-            WHERE root_cause_id IS NOT NULL GROUP BY root_cause_id
-        UNION ALL SELECT 'year', CAST(year AS TEXT), COUNT(*) FROM f GROUP BY year
-        UNION ALL SELECT 'severity', severity, COUNT(*) FROM f GROUP BY severity
-    """
+    branches, branch_params = [], []
+    if "term" in kinds:
+        only = ""
+        if term_ids is not None:
+            # Integer ids from our own terms, so they may be written into the query.
+            only = f"AND term_id IN ({', '.join(str(int(pk)) for pk in term_ids) or 'NULL'})"
+        branches.append(
+            f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {CaseTerm._meta.db_table} "
+            f"WHERE case_id IN ({ids_sql}) {only} GROUP BY term_id"
+        )
+        branch_params += ids_params
+    column_sql = {
+        "org": "SELECT 'org', CAST(org_id AS TEXT), COUNT(*) FROM f GROUP BY org_id",
+        "cause": "SELECT 'cause', CAST(root_cause_id AS TEXT), COUNT(*) FROM f "
+        "WHERE root_cause_id IS NOT NULL GROUP BY root_cause_id",
+        "year": "SELECT 'year', CAST(year AS TEXT), COUNT(*) FROM f GROUP BY year",
+        "severity": "SELECT 'severity', severity, COUNT(*) FROM f GROUP BY severity",
+    }
+    branches += [column_sql[kind] for kind in columns]
+    query = " UNION ALL ".join(branches)
+    if columns:
+        query = f"WITH f AS MATERIALIZED ({sql}) {query}"
+        branch_params = [*params, *branch_params]
     with connections[filtered.db].cursor() as cursor:
-        cursor.execute(query, [*params, *ids_params])
+        cursor.execute(query, branch_params)
         rows = cursor.fetchall()
     for kind, value, n in rows:
         group[kind][value if kind == "severity" else int(value)] = n
