@@ -1,12 +1,14 @@
 """Importing exchange files: validate everything, then upsert in one transaction.
 
 Pass one reads every input and validates every case, keeping only ids and a
-few names, so a library of any size fits in memory. Only when nothing is wrong
-does pass two read the inputs again and write them in batches, inside one
-transaction: a run writes all of its cases or none.
+few names in memory, so a library of any size fits; the normal forms go to a
+temporary file. Only when nothing is wrong does pass two read them back and write
+them in batches, inside one transaction: a run writes all of its cases or none.
 """
 
 import dataclasses
+import pickle
+import tempfile
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -102,7 +104,12 @@ class CaseImporter:
     # --- pass one: validate everything ---------------------------------------
 
     def validate(self):
-        """Return the number of cases, or raise ImportFailed listing every problem."""
+        """Return the number of cases, or raise ImportFailed listing every problem.
+
+        The normal form of every valid case is kept in `self.spool` for pass two: reading
+        it back costs a tenth of validating again.
+        """
+        self.spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed after pass two, or on failure)
         problems = []
         first_seen = {}  # case id -> where it was first seen
         org_names = {}  # org slug -> (name, where)
@@ -123,6 +130,7 @@ class CaseImporter:
                     )
                     continue
                 first_seen[case["id"]] = record.label + (f" {record.where}" if record.where else "")
+                pickle.dump(case, self.spool, protocol=pickle.HIGHEST_PROTOCOL)
                 name, name_where = org_names.setdefault(case["org_slug"], (case["org"], where))
                 if name != case["org"]:
                     problems.append(
@@ -142,6 +150,7 @@ class CaseImporter:
                 f"{references[ref]}: {ref} is neither in the database nor in this import"
             )
         if problems:
+            self.spool.close()
             raise ImportFailed(problems)
         return len(first_seen)
 
@@ -186,12 +195,14 @@ class CaseImporter:
         return result
 
     def normal_cases(self):
-        for source in self.inputs:
-            for record in source.records():
-                case, _problems = validate_case(record.value)
-                if case is None:  # the files changed between the passes
-                    raise ImportFailed([f"{location(record)}: changed while being imported"])
-                yield case
+        """The cases pass one validated, in their order (our own file: safe to unpickle)."""
+        self.spool.seek(0)
+        while True:
+            try:
+                yield pickle.load(self.spool)
+            except EOFError:
+                break
+        self.spool.close()
 
     def write_batch(self, batch, result):
         existing = {
