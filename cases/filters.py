@@ -74,7 +74,7 @@ class SlugListFilter(django_filters.Filter):
             # how many cases a term has, and plans a common term differently from a rare one.
             ids = [
                 term.pk
-                for term in public_terms()
+                for term in self.parent.terms
                 if term.vocabulary == self.vocabulary and term.slug in value
             ]
             if self.vocabulary == Vocabulary.ROOT_CAUSE:
@@ -132,8 +132,10 @@ class CaseFilter(django_filters.FilterSet):
         model = Case
         fields = []
 
-    def __init__(self, data=None, *args, **kwargs):
+    def __init__(self, data=None, *args, terms=None, **kwargs):
         super().__init__(data, *args, **kwargs)
+        # Every term, fetched once for this filterset and the copies `without` makes.
+        self.terms = public_terms() if terms is None else terms
         # `from` is a Python keyword, so these two are added by name.
         self.filters["from"] = DateFilter(field_name="date", lookup_expr="gte", label=_("From"))
         self.filters["to"] = DateFilter(field_name="date", lookup_expr="lte", label=_("To"))
@@ -167,4 +169,4 @@ class CaseFilter(django_filters.FilterSet):
         """The same filters minus one facet: a facet's own counts ignore its selection."""
         data = self.data.copy()
         data.pop(name, None)
-        return type(self)(data, queryset=self.queryset)
+        return type(self)(data, queryset=self.queryset, terms=self.terms)

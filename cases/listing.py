@@ -7,7 +7,7 @@ from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 
 from .facets import build_facets
-from .filters import FACETS, SORTS, CaseFilter, public_terms
+from .filters import FACETS, SORTS, CaseFilter
 from .models import Case, CaseStep, CaseTerm, Organisation, Vocabulary
 from .search import suggested_filters
 
@@ -72,7 +72,7 @@ def sorted_cases(filterset, cases):
 def build_listing(request_data):
     public = Case.objects.published()
     filterset, cases, notices = filtered_cases(request_data)
-    terms = public_terms()
+    terms = filterset.terms
 
     cases = sorted_cases(filterset, cases)
     facets, within, by_year = build_facets(filterset, terms, public)
