@@ -49,10 +49,10 @@ class Listing:
         )
 
 
-def filtered_cases(request_data):
+def filtered_cases(request_data, terms=None):
     """(filterset, the published cases it selects, why it selects none if it is invalid)."""
     public = Case.objects.published()
-    filterset = CaseFilter(request_data, queryset=public)
+    filterset = CaseFilter(request_data, queryset=public, terms=terms)
     if filterset.is_valid():
         return filterset, filterset.qs, []
     notices = []
@@ -69,9 +69,9 @@ def sorted_cases(filterset, cases):
     return cases.order_by(*SORTS.get(sort, SORTS["newest"]))
 
 
-def build_listing(request_data):
+def build_listing(request_data, terms=None):
     public = Case.objects.published()
-    filterset, cases, notices = filtered_cases(request_data)
+    filterset, cases, notices = filtered_cases(request_data, terms)
     terms = filterset.terms
 
     cases = sorted_cases(filterset, cases)

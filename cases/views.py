@@ -40,13 +40,14 @@ def root(request):
 @require_safe
 @cache_public_page
 def case_list(request):
-    if redirected := merged_term_redirect(request):
+    terms = public_terms()
+    if redirected := merged_term_redirect(request, terms):
         return redirected
-    listing = build_listing(request.GET)
+    listing = build_listing(request.GET, terms)
     return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
 
 
-def merged_term_redirect(request):
+def merged_term_redirect(request, terms):
     """A link to a term that was merged into another leads to the survivor (301)."""
     wanted = {
         (vocabulary, value)
@@ -55,7 +56,7 @@ def merged_term_redirect(request):
         for value in request.GET.getlist(name)
     }
     # Only values that are no term's slug can be old slugs: most requests ask nothing more.
-    wanted -= {(term.vocabulary, term.slug) for term in public_terms()}
+    wanted -= {(term.vocabulary, term.slug) for term in terms}
     # Only slugs can be old slugs (and only they may reach the database: no NUL bytes).
     wanted = {(vocabulary, value) for vocabulary, value in wanted if SLUG_RE.match(value)}
     if not wanted:

@@ -1,12 +1,13 @@
 """Links that keep the reader's filters, and translated text with its fallback."""
 
+import functools
 from dataclasses import dataclass
 
 from django import template
 from django.conf import settings
 from django.urls import reverse, translate_url
 from django.utils.http import urlencode
-from django.utils.translation import get_language
+from django.utils.translation import get_language, override
 from django.utils.translation import gettext as _
 
 from cases.filters import FACETS
@@ -73,7 +74,14 @@ def filter_url(item):
         name = "org"
     else:
         name = FACET_OF_VOCABULARY[Vocabulary(item.vocabulary)]
-    return f"{reverse('cases:list')}?{urlencode({name: item.slug})}"
+    return f"{list_url(get_language())}?{urlencode({name: item.slug})}"
+
+
+@functools.cache
+def list_url(language):
+    """The list's address in a language: a card links to it a few dozen times."""
+    with override(language):
+        return reverse("cases:list")
 
 
 @dataclass
