@@ -14,7 +14,6 @@ when it ends, however it ends.
 import argparse
 import json
 import os
-import platform
 import random
 import re
 import shutil
@@ -29,6 +28,9 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit, urlunsplit
+
+# bench/run.py, beside this file: the same scratch-database and machine description.
+from run import machine, reset_database
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "RESULTS.md"
@@ -95,16 +97,7 @@ def load_database_url():
         )
     parts = urlsplit(url)
     name = (parts.path.lstrip("/") or "incidentlib") + "_load"
-    maintenance = urlunsplit(parts._replace(path="/postgres"))
-    return urlunsplit(parts._replace(path=f"/{name}")), name, maintenance
-
-
-def reset_database(name, maintenance_url):
-    import psycopg
-
-    with psycopg.connect(maintenance_url, autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(parts._replace(path=f"/{name}")), name
 
 
 def manage(*args, env):
@@ -242,16 +235,6 @@ def run_wrk(base_url, paths_file, *, threads, connections, duration):
     return json.loads(match.group(1))
 
 
-def machine():
-    cpu = "unknown"
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    kib = int(Path("/proc/meminfo").read_text().split()[1])
-    return f"{platform.node()}: {os.cpu_count()} cores ({cpu}), {kib / 1024 / 1024:.0f} GiB memory"
-
-
 def server_version(database_url):
     import psycopg
 
@@ -317,7 +300,7 @@ def main():
     options = parser.parse_args()
 
     ensure_wrk()
-    url, name, maintenance = load_database_url()
+    url, name = load_database_url()
     # Stopping by signal runs the clean-up below, as Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     server = server_log = None
@@ -329,7 +312,7 @@ def main():
             "BENCH_STATIC_ROOT": str(Path(folder) / "static"),
         }
         try:
-            reset_database(name, maintenance)
+            reset_database(url, name, os.environ["DATABASE_URL"])
             manage("migrate", "--noinput", env=env)
             manage("load_taxonomy", str(ROOT / "data" / "taxonomy.json"), env=env)
             manage("import_cases", str(ROOT / "data" / "cases"), env=env)
