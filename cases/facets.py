@@ -137,9 +137,11 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None):
     terms of 100,000 cases in parallel, which halves that, the largest part. A search,
     though, costs more to run twice than that gains: then terms are counted from the CTE.
     """
-    kinds = set(kinds or ("term", *COLUMN_KINDS))
+    kinds = {"term", *COLUMN_KINDS} if kinds is None else set(kinds)
     group = {kind: {} for kind in ("term", *COLUMN_KINDS)}
     columns = [kind for kind in COLUMN_KINDS if kind in kinds]
+    if not kinds:
+        return group
     filtered = (
         cases.order_by()
         .annotate(year=ExtractYear("date"))
