@@ -99,7 +99,7 @@ def build_listing(request_data, terms=None):
 
     listing = Listing(filterset, page, facets, notices)
     listing.common_components = common_components(facets, within)
-    listing.charts = charts(filterset, facets, within, by_year)
+    listing.charts = charts(facets, within, by_year)
     if filterset.query:
         selected = {(f.name, v.slug) for f in facets for v in f.selected}
         orgs = [v.obj for f in facets if f.name == "org" for v in f.values if v.obj]
@@ -173,7 +173,7 @@ def cause_chart(items):
     return {"rows": rows, "height": max(len(items) * CAUSE_ROW, CAUSE_ROW)}
 
 
-def charts(filterset, facets, within, by_year):
+def charts(facets, within, by_year):
     """Cases per year and per cause, for the small charts above the list."""
     cause_facet = next(f for f in facets if f.name == "cause")
     # Causes within the list itself (the facet's own counts ignore a cause selection).
