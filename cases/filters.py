@@ -134,14 +134,20 @@ class CaseFilter(django_filters.FilterSet):
 
     def __init__(self, data=None, *args, terms=None, **kwargs):
         super().__init__(data, *args, **kwargs)
-        # Every term, fetched once for this filterset and the copies `without` makes.
-        self.terms = public_terms() if terms is None else terms
+        self._terms = terms
         # `from` is a Python keyword, so these two are added by name.
         self.filters["from"] = DateFilter(field_name="date", lookup_expr="gte", label=_("From"))
         self.filters["to"] = DateFilter(field_name="date", lookup_expr="lte", label=_("To"))
         for name in ("from", "to"):
             self.filters[name].model = Case
             self.filters[name].parent = self
+
+    @property
+    def terms(self):
+        """Every term, fetched when first needed and shared with the copies `without` makes."""
+        if self._terms is None:
+            self._terms = public_terms()
+        return self._terms
 
     def filter_search(self, queryset, name, value):
         return search(queryset, clean_query(value))
