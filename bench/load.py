@@ -30,6 +30,7 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 # bench/run.py, beside this file: the same scratch-database and machine description.
+import run
 from run import machine, reset_database
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,15 +102,8 @@ def load_database_url():
 
 
 def manage(*args, env):
-    started = time.monotonic()
-    subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), *args],
-        check=True,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        timeout=STEP_TIMEOUT,
-    )
-    print(f"manage.py {args[0]}: {time.monotonic() - started:.0f} s", file=sys.stderr)
+    seconds = run.manage(*args, env=env, timeout=STEP_TIMEOUT)
+    print(f"manage.py {args[0]}: {seconds:.0f} s", file=sys.stderr)
 
 
 def ensure_wrk():

@@ -48,13 +48,15 @@ def reset_database(url, name, admin_url):
         connection.execute(f'CREATE DATABASE "{name}"')
 
 
-def manage(*args, env):
+def manage(*args, env, timeout=None):
+    """Run a management command quietly; return how many seconds it took."""
     started = time.monotonic()
     subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), *args],
         check=True,
         env=env,
         stdout=subprocess.DEVNULL,
+        timeout=timeout,
     )
     return time.monotonic() - started
 
