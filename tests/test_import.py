@@ -131,6 +131,31 @@ def test_related_may_name_a_case_already_in_the_database(seed_case, write_json):
     assert Case.objects.get(public_id="IL-0100").related_from.get().public_id == "IL-0001"
 
 
+def test_new_cases_get_their_own_keys_and_editorial_defaults(seed_case, write_json):
+    before = CaseFactory(public_id="IL-0001")
+    cases = [another_case(seed_case, f"IL-00{n:02}") for n in range(2, 6)]
+    assert run_import(write_json("c.json", cases))[2] is None
+    after = CaseFactory(public_id="IL-0099")  # the table's own key sequence moved past them
+    imported = list(Case.objects.filter(public_id__in=[c["id"] for c in cases]))
+    keys = [before.pk, after.pk] + [case.pk for case in imported]
+    assert len(set(keys)) == 6 and after.pk > max(case.pk for case in imported)
+    for case in imported:
+        assert case.edit_version == 0 and case.draft_of is None
+        assert case.created is not None and case.modified is not None
+        assert case.title == case.title_en  # modeltranslation's own column: English
+        assert case.translation_basis and not case.ko_stale
+
+
+def test_a_word_too_long_to_index_is_left_out_of_the_search_text(client, seed_case, write_json):
+    # PostgreSQL refuses a lexeme over 2,047 bytes; the import must not fail on one.
+    monster = "가" * 3000
+    seed_case["summary"]["ko"] += f" {monster}"
+    assert run_import(write_json("c.json", seed_case))[2] is None
+    case = Case.objects.get()
+    assert monster in case.summary_ko and monster not in case.search_text
+    assert "IL-0585" in client.get("/ko/cases/?q=체크포인트").content.decode()
+
+
 # --- bad input: a clear message each, and nothing written ----------------------
 
 

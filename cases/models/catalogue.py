@@ -192,8 +192,9 @@ class Case(models.Model):
     )
     updated_at = models.DateTimeField(_("updated at"), null=True, blank=True)
 
+    # No index of its own: every index of the public pages begins with it (Meta.indexes).
     status = models.CharField(
-        _("status"), max_length=20, choices=Status.choices, default=Status.DRAFT, db_index=True
+        _("status"), max_length=20, choices=Status.choices, default=Status.DRAFT
     )
     published_at = models.DateTimeField(_("published at"), null=True, blank=True)
     # A hash of the exchange form of the case as the last import left it. When
@@ -201,7 +202,8 @@ class Case(models.Model):
     # re-import must not overwrite that work.
     import_fingerprint = models.CharField(max_length=64, blank=True, editable=False)
     # Every searchable text of the case in both languages, casefolded, with the labels and
-    # aliases of its terms (see cases/search.py). On PostgreSQL a trigram index serves it.
+    # aliases of its terms (see cases/search.py). On PostgreSQL its words are also kept as a
+    # tsvector with a full-text index (migration 0012).
     search_text = models.TextField(blank=True, editable=False)
 
     # Editorial state (see cases/workflow.py). A published case is never edited in place:
