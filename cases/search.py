@@ -26,7 +26,7 @@ MAX_QUERY_LENGTH = 200
 MAX_WORDS = 8
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 # Letters and digits; punctuation and underscores separate words, as in PostgreSQL's parser.
-# (`\w+` over text whose underscores are spaces: twice as fast as the class `[^\W_]+`.)
+# (`\w+` over text whose underscores are spaces: the same words, 1.7 times as fast as `[^\W_]+`.)
 WORD = re.compile(r"\w+")
 # PostgreSQL refuses a lexeme over 2,047 bytes; a "word" this long is no word anyway.
 MAX_WORD_LENGTH = 500
