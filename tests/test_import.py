@@ -5,6 +5,7 @@ import sys
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from cases.models import Case, CaseRelation, Term, Vocabulary
 from tests.conftest import REPO
@@ -154,6 +155,18 @@ def test_a_word_too_long_to_index_is_left_out_of_the_search_text(client, seed_ca
     case = Case.objects.get()
     assert monster in case.summary_ko and monster not in case.search_text
     assert "IL-0585" in client.get("/ko/cases/?q=체크포인트").content.decode()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's TOAST compression")
+def test_long_texts_are_stored_compressed_with_lz4(seed_case, write_json):
+    assert run_import(write_json("c.json", seed_case))[2] is None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_column_compression(summary_en), pg_column_compression(summary_ko), "
+            "pg_column_compression(symptoms_text_ko) FROM cases_case"
+        )
+        methods = set(cursor.fetchone()) - {None}  # None: a text short enough to stay as is
+    assert methods == {"lz4"}
 
 
 # --- bad input: a clear message each, and nothing written ----------------------
