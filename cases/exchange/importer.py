@@ -251,13 +251,15 @@ class CaseImporter:
                 to_update.append((case, data))
                 result.updated.append(data["id"])
 
-        published_at = timezone.now() if self.status == Case.Status.PUBLISHED else None
+        editorial = {
+            "status": self.status,
+            "published_at": timezone.now() if self.status == Case.Status.PUBLISHED else None,
+        }
         created_pks = create_cases(
-            [
-                case_columns(data, orgs, terms)
-                | {"status": self.status, "published_at": published_at, "import_fingerprint": fp}
-                for data, fp in to_create
-            ]
+            to_create,
+            lambda item: (
+                case_columns(item[0], orgs, terms) | editorial | {"import_fingerprint": item[1]}
+            ),
         )
         for case, data in to_update:
             fill_case(case, data, orgs, terms)

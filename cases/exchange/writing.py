@@ -5,6 +5,7 @@ a pending revision, restoring a version) with `write_case`. Either way a case's 
 goes into the database through the same code.
 """
 
+import itertools
 from collections import defaultdict
 from types import SimpleNamespace
 
@@ -12,6 +13,7 @@ from django.db import connections, router
 from django.db.models import Model
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime, parse_duration
+from psycopg.copy import QueuedLibpqWriter
 
 from cases.models import (
     LIST_VOCABULARIES,
@@ -52,23 +54,28 @@ def insert_rows(model, columns, rows):
     """New rows of a plain table: COPY on PostgreSQL, executemany elsewhere.
 
     The importer writes about a dozen terms, steps and sources a case; making a model
-    instance of each for bulk_create cost more than all the rest of writing them.
+    instance of each for bulk_create cost more than all the rest of writing them. `rows`
+    may be lazy: on PostgreSQL a thread sends each row while the next is being made, so
+    the database stores one while Python prepares the next.
     """
-    rows = list(rows)
-    if not rows:
+    rows = iter(rows)
+    first = next(rows, None)
+    if first is None:
         return
+    rows = itertools.chain([first], rows)
     table = model._meta.db_table
     connection = connections[router.db_for_write(model)]
+    statement = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            raw = cursor.cursor
+            copy_statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
+            with raw.copy(copy_statement, writer=QueuedLibpqWriter(raw)) as copy:
                 for row in rows:
                     copy.write_row(row)
         else:
             placeholders = ", ".join(["%s"] * len(columns))
-            cursor.executemany(
-                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders})", rows
-            )
+            cursor.executemany(f"{statement}({placeholders})", list(rows))
 
 
 def ensure_organisations(cases):
@@ -149,32 +156,27 @@ def fill_case(case, data, orgs, terms):
         setattr(case, name, value)
 
 
-def create_cases(new_cases):
-    """Insert new cases, each a dict of field values (case_columns and the editorial state);
-    return their primary keys, in order.
+def create_cases(items, values_of):
+    """Insert a new case for each item, `values_of(item)` giving its field values
+    (case_columns and the editorial state); return their primary keys, in order.
 
     On PostgreSQL the rows go in by COPY, with keys drawn from the table's own sequence: a
     model instance per case and Django's sixty-column INSERT cost more than the database's
-    own work on them.
+    own work on them. Each case's values are made as its row is sent (see insert_rows).
     """
-    if not new_cases:
+    if not items:
         return []
     connection = connections[router.db_for_write(Case)]
     if connection.vendor != "postgresql":
-        return [case.pk for case in Case.objects.bulk_create(Case(**v) for v in new_cases)]
+        cases = Case.objects.bulk_create([Case(**values_of(item)) for item in items])
+        return [case.pk for case in cases]
     fields = Case._meta.concrete_fields
     now = timezone.now()
     defaults = {field.name: field.get_default() for field in fields}
     defaults.update(created=now, modified=now)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
-            [Case._meta.db_table, len(new_cases)],
-        )
-        pks = [pk for (pk,) in cursor.fetchall()]
-    rows = []
-    for pk, values in zip(pks, new_cases, strict=True):
-        row = []
+
+    def row(pk, values):
+        cells = []
         for field in fields:
             if field.primary_key:
                 value = pk
@@ -187,9 +189,20 @@ def create_cases(new_cases):
                 value = defaults[field.name]
             if isinstance(value, Model):
                 value = value.pk
-            row.append(field.get_db_prep_save(value, connection))
-        rows.append(row)
-    insert_rows(Case, [field.column for field in fields], rows)
+            cells.append(field.get_db_prep_save(value, connection))
+        return cells
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [Case._meta.db_table, len(items)],
+        )
+        pks = [pk for (pk,) in cursor.fetchall()]
+    insert_rows(
+        Case,
+        [field.column for field in fields],
+        (row(pk, values_of(item)) for pk, item in zip(pks, items, strict=True)),
+    )
     return pks
 
 
