@@ -219,7 +219,13 @@ def similar_cases(case, limit=SIMILAR_CASES):
     with connections[case._state.db or DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(query, params)
         shared = dict(cursor.fetchall())
-    cases = Case.objects.published().filter(pk__in=shared).select_related("org")
+    # Only what the links show: the rest of a case is long texts, read back from TOAST.
+    cases = (
+        Case.objects.published()
+        .filter(pk__in=shared)
+        .select_related("org")
+        .only("public_id", "date", "title_en", "title_ko", "org__name")
+    )
     return sorted(cases, key=lambda c: (-shared[c.pk], -c.date.toordinal()))[:limit]
 
 
