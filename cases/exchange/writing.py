@@ -65,17 +65,17 @@ def insert_rows(model, columns, rows):
     rows = itertools.chain([first], rows)
     table = model._meta.db_table
     connection = connections[router.db_for_write(model)]
-    statement = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+    names = ", ".join(columns)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             raw = cursor.cursor
-            copy_statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
-            with raw.copy(copy_statement, writer=QueuedLibpqWriter(raw)) as copy:
+            statement = f"COPY {table} ({names}) FROM STDIN"
+            with raw.copy(statement, writer=QueuedLibpqWriter(raw)) as copy:
                 for row in rows:
                     copy.write_row(row)
         else:
             placeholders = ", ".join(["%s"] * len(columns))
-            cursor.executemany(f"{statement}({placeholders})", list(rows))
+            cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({placeholders})", list(rows))
 
 
 def ensure_organisations(cases):
