@@ -115,15 +115,25 @@ def public_case(public_id, queryset):
     return case
 
 
+# What a link to another case shows: the rest of a case is long texts, read back from TOAST,
+# and sixty columns for Django to compile and load.
+LINKED_CASE_FIELDS = ("public_id", "status", "title_en", "title_ko")
+
+
+def linked(relation):
+    """The fields a case page needs of the cases at one end of its relations."""
+    other = "to_case" if relation == "outgoing_relations" else "from_case"
+    fields = ["from_case", "to_case", "position"] + [f"{other}__{f}" for f in LINKED_CASE_FIELDS]
+    return Prefetch(relation, CaseRelation.objects.select_related(other).only(*fields))
+
+
 def detail_queryset():
-    return (
-        with_card_data(Case.objects.all())
-        .prefetch_related(
-            "sources",
-            Prefetch("outgoing_relations", CaseRelation.objects.select_related("to_case")),
-            Prefetch("incoming_relations", CaseRelation.objects.select_related("from_case")),
-        )
-        .select_related("recurrence_of")
+    return with_card_data(Case.objects.all()).prefetch_related(
+        "sources",
+        linked("outgoing_relations"),
+        linked("incoming_relations"),
+        # A query only for the cases that are a recurrence of another.
+        Prefetch("recurrence_of", Case.objects.only(*LINKED_CASE_FIELDS)),
     )
 
 

@@ -340,6 +340,12 @@ def test_case_page_query_count_is_bounded(client, terms):
     for n in range(2, 12):
         other = CaseFactory(public_id=f"IL-{n:04d}", with_terms=[terms["dns"]])
         case.related.add(other, through_defaults={"position": n})
+    case.recurrence_of = CaseFactory(public_id="IL-0100")
+    case.save()
+    CaseFactory(public_id="IL-0101", recurrence_of=case)
+    other.related.add(case, through_defaults={"position": 0})
+    page = client.get("/en/cases/IL-0001/").content.decode()
+    assert all(f"IL-{n:04d}" in page for n in [*range(2, 12), 100, 101])
     assert count_queries(client, "/en/cases/IL-0001/") <= 10
     assert count_queries(client, "/en/cases/IL-0001.json") <= 6
 
