@@ -117,7 +117,7 @@ def public_case(public_id, queryset):
 
 # What a link to another case shows: the rest of a case is long texts, read back from TOAST,
 # and sixty columns for Django to compile and load.
-LINKED_CASE_FIELDS = ("public_id", "status", "title_en", "title_ko")
+LINKED_CASE_FIELDS = ("public_id", "status", "date", "title_en", "title_ko")
 
 
 def linked(relation):
@@ -163,9 +163,7 @@ def render_case(request, case, *, preview=False):
     related = [r.to_case for r in case.outgoing_relations.all()]
     related += [r.from_case for r in root.incoming_relations.all() if r.from_case not in related]
     related = [other for other in related if other.status == Case.Status.PUBLISHED]
-    recurrences = list(
-        root.recurrences.published().only("public_id", "title_en", "title_ko", "date")
-    )
+    recurrences = list(root.recurrences.published().only(*LINKED_CASE_FIELDS))
     context = {
         "case": case,
         "preview": preview,
@@ -229,12 +227,11 @@ def similar_cases(case, limit=SIMILAR_CASES):
     with connections[case._state.db or DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(query, params)
         shared = dict(cursor.fetchall())
-    # Only what the links show: the rest of a case is long texts, read back from TOAST.
     cases = (
         Case.objects.published()
         .filter(pk__in=shared)
         .select_related("org")
-        .only("public_id", "date", "title_en", "title_ko", "org__name")
+        .only(*LINKED_CASE_FIELDS, "org__name")
     )
     return sorted(cases, key=lambda c: (-shared[c.pk], -c.date.toordinal()))[:limit]
 
