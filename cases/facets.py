@@ -154,10 +154,7 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
     materialize = searched and columns
     try:
         sql, params = filtered.query.sql_with_params()
-        if materialize:
-            ids_sql, ids_params = "SELECT id FROM f", []
-        else:
-            ids_sql, ids_params = cases.order_by().values("id").query.sql_with_params()
+        ids_sql, ids_params = cases.order_by().values("id").query.sql_with_params()
         hidden_sql, hidden_params = Case.objects.unpublished().values("id").query.sql_with_params()
     except EmptyResultSet:  # an invalid filter selects nothing
         return group
@@ -181,6 +178,13 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
                 f"WHERE case_id IN ({hidden_sql}) {only} GROUP BY term_id"
             )
             branch_params += hidden_params
+        elif materialize:
+            # A join, not IN: the planner knows how many rows f has only this way (it
+            # guesses 200 distinct ids otherwise, and looks each case's terms up in turn).
+            branches.append(
+                f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
+                f"JOIN f ON f.id = case_id WHERE TRUE {only} GROUP BY term_id"
+            )
         else:
             branches.append(
                 f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
