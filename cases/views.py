@@ -17,6 +17,7 @@ from .filters import FACETS, public_terms
 from .graph import build_graph, graph_tab
 from .listing import PAGE_SIZE, build_listing, filtered_cases, sorted_cases, with_card_data
 from .models import SLUG_RE, Case, CaseRelation, CaseTerm, TermRedirect
+from .search import uses_search_index
 
 SIMILAR_CASES = 5
 SIMILAR_CANDIDATES = 2000  # most recent cases per term considered for similar cases
@@ -39,6 +40,7 @@ def root(request):
 
 @require_safe
 @cache_public_page
+@uses_search_index
 def case_list(request):
     terms = public_terms()
     if redirected := merged_term_redirect(request, terms):
@@ -79,6 +81,7 @@ def merged_term_redirect(request, terms):
 
 @require_safe
 @cache_public_page
+@uses_search_index
 def case_list_json(request):
     """The filtered list in the exchange format, a page at a time (no facets: lighter)."""
     filterset, cases, notices = filtered_cases(request.GET)
@@ -247,6 +250,7 @@ def case_detail_json(request, public_id):
 
 @require_safe
 @cache_public_page
+@uses_search_index
 def graph(request):
     tab = graph_tab(request.GET.get("tab"))
     filterset, cases, notices = filtered_cases(request.GET)
@@ -267,6 +271,7 @@ def graph(request):
 
 @require_safe
 @cache_public_page
+@uses_search_index
 def graph_json(request):
     tab = graph_tab(request.GET.get("tab"))
     _filterset, cases, notices = filtered_cases(request.GET)
