@@ -24,6 +24,14 @@ def with_card_data(queryset):
     )
 
 
+def cards(pks):
+    """The cases of one page, in its order. The page is chosen first by its keys alone:
+    ordering whole rows, with their organisations and causes joined, costs twice as much
+    when a search matches most of the library."""
+    by_pk = with_card_data(Case.objects.filter(pk__in=pks)).in_bulk()
+    return [by_pk[pk] for pk in pks if pk in by_pk]  # unless deleted in between
+
+
 @dataclass
 class Listing:
     filterset: CaseFilter
@@ -76,10 +84,11 @@ def build_listing(request_data, terms=None):
 
     cases = sorted_cases(filterset, cases)
     facets, within, by_year = build_facets(filterset, terms, public)
-    paginator = Paginator(with_card_data(cases), PAGE_SIZE)
+    paginator = Paginator(cases.values_list("pk", flat=True), PAGE_SIZE)
     # The year counts add up to the number of cases: one query less than a COUNT(*).
     paginator.count = sum(count for _year, count in by_year)
     page = paginator.get_page(request_data.get("page"))
+    page.object_list = cards(list(page.object_list))
 
     for facet in facets:
         unknown = [
