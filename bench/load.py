@@ -27,11 +27,11 @@ import urllib.request
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit, urlunsplit
+from urllib.parse import urlencode, urlsplit
 
 # bench/run.py, beside this file: the same scratch-database and machine description.
 import run
-from run import machine, reset_database
+from run import machine, on_database, reset_database
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "RESULTS.md"
@@ -96,9 +96,8 @@ def load_database_url():
             "make load needs PostgreSQL: DATABASE_URL=postgres://postgres@127.0.0.1:5432/"
             "incidentlib make load (it works in a scratch database of its own, <name>_load)"
         )
-    parts = urlsplit(url)
-    name = (parts.path.lstrip("/") or "incidentlib") + "_load"
-    return urlunsplit(parts._replace(path=f"/{name}")), name
+    name = (urlsplit(url).path.lstrip("/") or "incidentlib") + "_load"
+    return on_database(url, name), name
 
 
 def manage(*args, env):

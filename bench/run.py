@@ -26,12 +26,18 @@ LOAD_SECTION = re.compile(r"<!-- load -->.*?<!-- /load -->\n?", re.S)
 sys.path.insert(0, str(ROOT))
 
 
+def on_database(url, name):
+    """`url` with another database; one without a host (`postgresql:///x`) keeps its `//`."""
+    parts = urlsplit(url)
+    rest = urlunsplit(parts._replace(scheme="", netloc="", path=f"/{name}"))
+    return f"{parts.scheme}://{parts.netloc}{rest}"
+
+
 def bench_database_url():
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith(("postgres://", "postgresql://")):
-        parts = urlsplit(url)
-        name = parts.path.lstrip("/") or "incidentlib"
-        return urlunsplit(parts._replace(path=f"/{name}_bench")), f"{name}_bench", url
+        name = urlsplit(url).path.lstrip("/") or "incidentlib"
+        return on_database(url, f"{name}_bench"), f"{name}_bench", url
     return f"sqlite:///{ROOT / 'var' / 'bench.sqlite3'}", None, None
 
 
@@ -41,8 +47,7 @@ def reset_database(url, name, admin_url):
         return
     import psycopg
 
-    parts = urlsplit(admin_url)
-    maintenance = urlunsplit(parts._replace(path="/postgres"))
+    maintenance = on_database(admin_url, "postgres")
     with psycopg.connect(maintenance, autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         connection.execute(f'CREATE DATABASE "{name}"')
