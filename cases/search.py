@@ -14,7 +14,7 @@ those of `words_of`, on the text's side and on the query's.
 import functools
 import re
 
-from django.db import connection, connections, router, transaction
+from django.db import DatabaseError, connection, connections, router
 from django.db.models import BooleanField, Expression, IntegerField, TextField, Value, When
 from django.db.models import Case as Conditional
 from django.db.models.functions import Concat
@@ -62,22 +62,25 @@ def uses_search_index(view):
     does not count reading each case's vector back from TOAST, where it lies among the
     long texts. At 100,000 cases that scan takes 650-700 ms; the index, even for a
     one-letter prefix that matches every case, 130-180 ms. So a request with a search
-    runs in a transaction that turns sequential scans off (`SET LOCAL`: only there).
+    turns sequential scans off for its connection, and back on when it is done.
     """
 
     @functools.wraps(view)
     def wrapper(request, *args, **kwargs):
-        using = router.db_for_read(Case)
-        if not request.GET.get("q") or connections[using].vendor != "postgresql":
+        database = connections[router.db_for_read(Case)]
+        if not request.GET.get("q") or database.vendor != "postgresql":
             return view(request, *args, **kwargs)
-        with transaction.atomic(using=using):
-            with connections[using].cursor() as cursor:
-                cursor.execute("SET LOCAL enable_seqscan = off")
-            response = view(request, *args, **kwargs)
-            # Within a caller's own transaction (a test's), SET LOCAL would outlive this.
-            with connections[using].cursor() as cursor:
-                cursor.execute("SET LOCAL enable_seqscan TO DEFAULT")
-            return response
+        with database.cursor() as cursor:
+            cursor.execute("SET enable_seqscan = off")
+        try:
+            return view(request, *args, **kwargs)
+        finally:
+            try:
+                with database.cursor() as cursor:
+                    cursor.execute("RESET enable_seqscan")
+            except DatabaseError:
+                # Persistent connections serve the next request: never with this setting.
+                database.close()
 
     return wrapper
 

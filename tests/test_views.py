@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from cases.models import Case, Vocabulary
-from cases.search import refresh_search_text
+from cases.search import refresh_search_text, uses_search_index
 from tests.factories import (
     CaseFactory,
     CaseStepFactory,
@@ -246,6 +246,19 @@ def test_searches_are_planned_without_scanning_every_case(client, library, path)
     with connection.execute_wrapper(record):
         assert client.get(f"{path}?q=checkpoint").status_code == 200
     assert settings and set(settings) == {"off"}
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW enable_seqscan")
+        assert cursor.fetchone()[0] == "on"
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's planner")
+def test_a_failed_search_leaves_sequential_scans_on(rf):
+    @uses_search_index
+    def failing(request):
+        raise ValueError("the view broke")
+
+    with pytest.raises(ValueError):
+        failing(rf.get("/en/cases/?q=checkpoint"))
     with connection.cursor() as cursor:
         cursor.execute("SHOW enable_seqscan")
         assert cursor.fetchone()[0] == "on"
