@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 
 from .facets import build_facets
 from .filters import FACETS, SORTS, CaseFilter
-from .models import Case, CaseStep, CaseTerm, Organisation, Vocabulary
+from .models import Case, CaseStep, CaseTerm, Organisation, Term, Vocabulary
 from .search import suggested_filters
 
 PAGE_SIZE = 20
@@ -24,12 +24,35 @@ def with_card_data(queryset):
     )
 
 
-def cards(pks):
-    """The cases of one page, in its order. The page is chosen first by its keys alone:
-    ordering whole rows, with their organisations and causes joined, costs twice as much
-    when a search matches most of the library."""
-    by_pk = with_card_data(Case.objects.filter(pk__in=pks)).in_bulk()
-    return [by_pk[pk] for pk in pks if pk in by_pk]  # unless deleted in between
+def cards(pks, terms):
+    """The cases of one page, in its order, their terms taken from `terms` (every term,
+    which the list has already).
+
+    The page is chosen first by its keys alone: ordering whole rows, with their
+    organisations and causes joined, costs twice as much when a search matches most of
+    the library.
+    """
+    by_pk = (
+        Case.objects.filter(pk__in=pks)
+        .select_related("org")
+        .prefetch_related(
+            Prefetch("case_terms", queryset=CaseTerm.objects.order_by("position")),
+            Prefetch("steps", queryset=CaseStep.objects.order_by("kind", "position")),
+        )
+        .in_bulk()
+    )
+    page = [by_pk[pk] for pk in pks if pk in by_pk]  # unless deleted in between
+    term_by_pk = {term.pk: term for term in terms}
+    used = {ct.term_id for case in page for ct in case.case_terms.all()}
+    used |= {case.root_cause_id for case in page if case.root_cause_id}
+    if used - term_by_pk.keys():  # a term newer than `terms`
+        term_by_pk.update(Term.objects.in_bulk(used - term_by_pk.keys()))
+    for case in page:
+        if case.root_cause_id:
+            case.root_cause = term_by_pk[case.root_cause_id]
+        for case_term in case.case_terms.all():
+            case_term.term = term_by_pk[case_term.term_id]
+    return page
 
 
 @dataclass
@@ -88,7 +111,7 @@ def build_listing(request_data, terms=None):
     # The year counts add up to the number of cases: one query less than a COUNT(*).
     paginator.count = sum(count for _year, count in by_year)
     page = paginator.get_page(request_data.get("page"))
-    page.object_list = cards(list(page.object_list))
+    page.object_list = cards(list(page.object_list), terms)
 
     for facet in facets:
         unknown = [

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from cases.listing import cards
 from cases.models import Case, Vocabulary
 from cases.search import refresh_search_text, uses_search_index
 from tests.factories import (
@@ -367,6 +368,15 @@ def test_list_query_count_does_not_grow_with_the_page(client, terms):
     many = [count_queries(client, url) for url in urls]
     assert one == many
     assert max(many) <= 12
+
+
+def test_cards_take_terms_the_list_does_not_know_yet_from_the_database(terms):
+    case = CaseFactory(root_cause=terms["bug"], with_terms=[terms["dns"], terms["overlap"]])
+    known = [terms["dns"]]  # as if the others were added after the list's terms were cached
+    (card,) = cards([case.pk], known)
+    assert card.component_terms == [terms["dns"]]
+    assert card.contributing_terms == [terms["overlap"]]
+    assert card.cause_terms == [terms["bug"]]
 
 
 def test_case_page_query_count_is_bounded(client, terms):
