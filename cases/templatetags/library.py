@@ -17,9 +17,14 @@ register = template.Library()
 FACET_OF_VOCABULARY = {vocabulary: name for name, vocabulary in FACETS.items() if vocabulary}
 
 
+def current_query(request):
+    """The page's query as {name: [values]}, without its page number. (A plain dict: a
+    list page builds about a hundred links from it, and QueryDict.copy() deep-copies.)"""
+    return {name: list(values) for name, values in request.GET.lists() if name != "page"}
+
+
 def with_query(request, query):
-    query.pop("page", None)
-    encoded = query.urlencode()
+    encoded = urlencode(query, doseq=True)
     return f"{request.path}?{encoded}" if encoded else request.path
 
 
@@ -27,27 +32,27 @@ def with_query(request, query):
 def toggle_url(context, name, value):
     """The current page with one facet value added, or removed if it was there."""
     request = context["request"]
-    query = request.GET.copy()
-    values = query.getlist(name)
-    query.setlist(name, [v for v in values if v != value] if value in values else values + [value])
+    query = current_query(request)
+    values = query.get(name, [])
+    query[name] = [v for v in values if v != value] if value in values else values + [value]
     return with_query(request, query)
 
 
 @register.simple_tag(takes_context=True)
 def remove_url(context, name, value=None):
     request = context["request"]
-    query = request.GET.copy()
+    query = current_query(request)
     if value is None:
         query.pop(name, None)
     else:
-        query.setlist(name, [v for v in query.getlist(name) if v != value])
+        query[name] = [v for v in query.get(name, []) if v != value]
     return with_query(request, query)
 
 
 @register.simple_tag(takes_context=True)
 def clear_url(context):
     request = context["request"]
-    query = request.GET.copy()
+    query = current_query(request)
     for name in list(FACETS) + ["from", "to", "q"]:
         query.pop(name, None)
     return with_query(request, query)
