@@ -65,9 +65,10 @@ def filter_key(filterset):
     )
 
 
-def facet_counts(filterset, terms, public_queryset):
+def facet_counts(filterset, terms, public_queryset, page=None):
     """Counts for every facet, {facet name: {slug: count}}, and, for the listed cases
-    themselves, {(vocabulary, slug): count} and [(year, count)]."""
+    themselves, {(vocabulary, slug): count}, [(year, count)] and the keys of one page of
+    them where group_counts can tell them (see there; else None)."""
     groups = defaultdict(list)  # filter key -> facet names counted over those cases
     filtersets = {}
     for name in FACETS:
@@ -82,12 +83,13 @@ def facet_counts(filterset, terms, public_queryset):
 
     terms_by_pk = {term.pk: term for term in terms}
     counts = {name: {} for name in FACETS}
-    within, years = {}, []
+    within, years, page_keys = {}, [], None
     for key, names in groups.items():
         others = filtersets[key]
         cases = others.qs if others.is_valid() else public_queryset.none()
         if key == full_key:
-            group = group_counts(cases, searched=bool(others.query), everything=not key)
+            group = group_counts(cases, searched=bool(others.query), everything=not key, page=page)
+            page_keys = group.get("page")
         else:
             vocabularies = {FACETS[n] for n in names} - {None, Vocabulary.ROOT_CAUSE}
             group = group_counts(
@@ -119,14 +121,16 @@ def facet_counts(filterset, terms, public_queryset):
                 if pk in terms_by_pk:
                     within[(Vocabulary.ROOT_CAUSE, terms_by_pk[pk].slug)] = n
             years = sorted((str(year), n) for year, n in group["year"].items())
-    return counts, within, years
+    return counts, within, years, page_keys
 
 
 COLUMN_KINDS = ("org", "cause", "year", "severity")
 COLUMN_OF = {"org": "org_id", "cause": "root_cause_id", "year": "year", "severity": "severity"}
+# What a page's order may name (cases.listing.sort_fields).
+PAGE_COLUMNS = ("date", "public_id", "relevance")
 
 
-def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything=False):
+def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything=False, page=None):
     """The counts the list needs over one set of cases, in one query.
 
     `kinds` says which are needed ("term" and the COLUMN_KINDS; all by default) and
@@ -146,12 +150,17 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
     columns = [kind for kind in COLUMN_KINDS if kind in kinds]
     if not kinds:
         return group
+    materialize = searched and columns
+    # With a search, the page's cases come from the same run of it: PostgreSQL would
+    # otherwise read the vectors of every match twice.
+    page = page if materialize else None
     filtered = (
         cases.order_by()
         .annotate(year=ExtractYear("date"))
-        .values("id", "org_id", "severity", "root_cause_id", "year")
+        .values(
+            "id", "org_id", "severity", "root_cause_id", "year", *(PAGE_COLUMNS if page else ())
+        )
     )
-    materialize = searched and columns
     try:
         sql, params = filtered.query.sql_with_params()
         ids_sql, ids_params = cases.order_by().values("id").query.sql_with_params()
@@ -210,6 +219,16 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
             f"GROUP BY {COLUMN_OF[kind]}"
             for kind in columns
         ]
+    if page:
+        ordering, offset, limit = page
+        order = ", ".join(
+            f'"{name.lstrip("-")}" {"DESC" if name.startswith("-") else "ASC"}' for name in ordering
+        )
+        # Integers of our own, so they may be written into the query.
+        branches.append(
+            f"SELECT 'page', CAST(id AS TEXT), ROW_NUMBER() OVER (ORDER BY {order}) FROM "
+            f"(SELECT * FROM f ORDER BY {order} LIMIT {int(limit)} OFFSET {int(offset)}) AS p"
+        )
     query = " UNION ALL ".join(branches)
     if materialize:
         query = f"WITH f AS MATERIALIZED ({sql}) {query}"
@@ -219,11 +238,13 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
     with connections[filtered.db].cursor() as cursor:
         cursor.execute(query, branch_params)
         rows = cursor.fetchall()
-    hidden = {}
+    hidden, page_rows = {}, []
     for kind, value, n in rows:
         if value is None:  # cases without a root cause
             continue
-        if kind == "hidden":
+        if kind == "page":
+            page_rows.append((n, int(value)))
+        elif kind == "hidden":
             hidden[int(value)] = n
         else:
             group[kind][value if kind == "severity" else int(value)] = n
@@ -231,12 +252,16 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
         group["term"][pk] -= n
         if not group["term"][pk]:
             del group["term"][pk]
+    if page:
+        group["page"] = [pk for _position, pk in sorted(page_rows)]
     return group
 
 
-def build_facets(filterset, terms, public_queryset):
-    """The facets, and the term counts within the listed cases themselves."""
-    counts, within, years = facet_counts(filterset, terms, public_queryset)
+def build_facets(filterset, terms, public_queryset, page=None):
+    """The facets, the term counts within the listed cases themselves, their years, and
+    (`page`: ordering, offset, limit) the keys of one page of them when a search tells
+    them at no cost, else None."""
+    counts, within, years, page_keys = facet_counts(filterset, terms, public_queryset, page)
     by_vocabulary = defaultdict(list)
     for term in terms:
         by_vocabulary[term.vocabulary].append(term)
@@ -282,4 +307,4 @@ def build_facets(filterset, terms, public_queryset):
             values.sort(key=lambda v: (-v.count, v.label.casefold()))
         expanded = name in filterset.data.getlist("expand")
         facets.append(Facet(name, label, values, expanded=expanded))
-    return facets, within, years
+    return facets, within, years, page_keys

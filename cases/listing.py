@@ -93,11 +93,26 @@ def filtered_cases(request_data, terms=None):
     return filterset, public.none(), notices
 
 
-def sorted_cases(filterset, cases):
+def sort_fields(filterset):
     sort = filterset.sort_order()
     if sort == "relevance" and filterset.query:
-        return cases.order_by("-relevance", "-date", "-public_id")
-    return cases.order_by(*SORTS.get(sort, SORTS["newest"]))
+        return ("-relevance", "-date", "-public_id")
+    return SORTS.get(sort, SORTS["newest"])
+
+
+def sorted_cases(filterset, cases):
+    return cases.order_by(*sort_fields(filterset))
+
+
+def page_number(value):
+    """The page asked for, if it is a page number at all (Paginator decides the rest)."""
+    if value is None:
+        return 1
+    try:
+        number = int(value)
+    except ValueError:
+        return None
+    return number if number >= 1 else None
 
 
 def build_listing(request_data, terms=None):
@@ -106,12 +121,20 @@ def build_listing(request_data, terms=None):
     terms = filterset.terms
 
     cases = sorted_cases(filterset, cases)
-    facets, within, by_year = build_facets(filterset, terms, public)
+    asked = page_number(request_data.get("page"))
+    facets, within, by_year, page_keys = build_facets(
+        filterset,
+        terms,
+        public,
+        page=(sort_fields(filterset), (asked - 1) * PAGE_SIZE, PAGE_SIZE) if asked else None,
+    )
     paginator = Paginator(cases.values_list("pk", flat=True), PAGE_SIZE)
     # The year counts add up to the number of cases: one query less than a COUNT(*).
     paginator.count = sum(count for _year, count in by_year)
     page = paginator.get_page(request_data.get("page"))
-    page.object_list = cards(list(page.object_list), terms)
+    if page_keys is None or page.number != asked:  # no search, or a page out of range
+        page_keys = list(page.object_list)
+    page.object_list = cards(page_keys, terms)
 
     for facet in facets:
         unknown = [

@@ -7,6 +7,8 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
+from django.db.models import Case as Conditional
+from django.db.models import When
 from django.test.utils import CaptureQueriesContext
 
 from cases.listing import cards
@@ -263,6 +265,45 @@ def test_a_failed_search_leaves_sequential_scans_on(rf):
     with connection.cursor() as cursor:
         cursor.execute("SHOW enable_seqscan")
         assert cursor.fetchone()[0] == "on"
+
+
+SEARCH_ORDERS = {
+    "": ("-relevance", "-date", "-public_id"),
+    "&sort=newest": ("-date", "-public_id"),
+    "&sort=oldest": ("date", "public_id"),
+}
+
+
+@pytest.mark.parametrize("sort", SEARCH_ORDERS)
+def test_searched_pages_follow_their_order_from_first_to_last(client, sort):
+    org = OrganisationFactory()
+    for n in range(45):
+        CaseFactory(
+            public_id=f"IL-{n:04d}",
+            # Every case matches both words; every seventh has both in its title.
+            title_en="Checkpoint stall" if n % 7 == 0 else "Write stall",
+            title_ko="장애",
+            summary_en="The checkpoint writes stalled.",
+            date=datetime.date(2020, 1, 1) + datetime.timedelta(days=n % 9),
+            org=org,
+        )
+    CaseFactory(public_id="IL-0100", title_en="Unrelated", summary_en="Nothing here.", org=org)
+    refresh_search_text(Case.objects.all())
+    relevance = Conditional(When(title_en__startswith="Checkpoint", then=2), default=1)
+    expected = list(
+        Case.objects.exclude(public_id="IL-0100")
+        .annotate(relevance=relevance)
+        .order_by(*SEARCH_ORDERS[sort])
+        .values_list("public_id", flat=True)
+    )
+    pages = [
+        listed_ids(client.get(f"/en/cases/?q=checkpoint+stall{sort}&page={n}")) for n in (1, 2, 3)
+    ]
+    assert [len(page) for page in pages] == [20, 20, 5]
+    assert pages[0] + pages[1] + pages[2] == expected
+    # Past the last page, or no page number at all: the last page, and the first.
+    assert listed_ids(client.get(f"/en/cases/?q=checkpoint+stall{sort}&page=99")) == pages[2]
+    assert listed_ids(client.get(f"/en/cases/?q=checkpoint+stall{sort}&page=x")) == pages[0]
 
 
 def test_suggested_filters_come_from_the_query(client, library):
