@@ -17,7 +17,8 @@ import re
 from django.db import DatabaseError, connection, connections, router
 from django.db.models import BooleanField, Expression, IntegerField, TextField, Value, When
 from django.db.models import Case as Conditional
-from django.db.models.functions import Concat
+from django.db.models.functions import Concat, Lower
+from django.db.models.lookups import Contains
 
 from .exchange.validation import LANGUAGES
 from .models import LIST_VOCABULARIES, Case, Vocabulary
@@ -83,6 +84,25 @@ def uses_search_index(view):
                 database.close()
 
     return wrapper
+
+
+class TitleWords(Expression):
+    """`title_words`: both titles in lower case, a column only PostgreSQL knows (migration
+    0014), named on the query's own case table as SearchVectorMatches names its vector."""
+
+    output_field = TextField()
+
+    def as_sql(self, compiler, connection):
+        return f"{compiler.quote_name(compiler.query.base_table)}.title_words", []
+
+
+def title_words():
+    """Both titles in lower case: stored on PostgreSQL, where every match of a broad
+    search is ranked by them (lowering them there cost more than the rest of the
+    ranking); lowered as it goes elsewhere."""
+    if connection.vendor == "postgresql":
+        return TitleWords()
+    return Lower(Concat("title_en", Value(" "), "title_ko", output_field=TextField()))
 
 
 def words_of(text):
@@ -167,17 +187,17 @@ def search(queryset, query):
         )
         for word in words:
             queryset = queryset.filter(padded_search_text__contains=f" {word}")
-    # Relevance: how many of the words a title holds (in either language). Titles only:
+    # Relevance: how many of the words the titles hold (either language). Titles only:
     # they are short and stored in the row, where summaries are compressed apart from it,
     # and a search matching most of 100,000 cases ranks every one of them.
+    titles = title_words()
     score = Value(0)
     for word in words:
-        for language in LANGUAGES:
-            score = score + Conditional(
-                When(**{f"title_{language}__icontains": word}, then=Value(1)),
-                default=Value(0),
-                output_field=IntegerField(),
-            )
+        score = score + Conditional(
+            When(Contains(titles, word), then=Value(1)),
+            default=Value(0),
+            output_field=IntegerField(),
+        )
     return queryset.annotate(relevance=score)
 
 
