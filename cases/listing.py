@@ -104,6 +104,10 @@ def sorted_cases(filterset, cases):
     return cases.order_by(*sort_fields(filterset))
 
 
+# Far beyond any library's last page, and small enough for PostgreSQL's OFFSET.
+MAX_PAGE_NUMBER = 1_000_000
+
+
 def page_number(value):
     """The page asked for, if it is a page number at all (Paginator decides the rest)."""
     if value is None:
@@ -112,7 +116,7 @@ def page_number(value):
         number = int(value)
     except ValueError:
         return None
-    return number if number >= 1 else None
+    return number if 1 <= number <= MAX_PAGE_NUMBER else None
 
 
 def build_listing(request_data, terms=None):
