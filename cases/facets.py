@@ -136,23 +136,22 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
     `kinds` says which are needed ("term" and the COLUMN_KINDS; all by default) and
     `term_ids` which terms (all by default): a facet that ignores its own selection needs
     only its own counts over its group of cases. `everything` says the cases are the
-    whole public library.
+    whole public library. `page` (ordering, offset, limit) asks for the keys of one page
+    of the cases too, in group["page"], when a search makes that free (see below).
 
     The case columns (organisation, cause, year, severity) are counted in one pass over
     the filter: on PostgreSQL by GROUPING SETS, elsewhere from one materialized run of
     it. Terms are counted from their own run of the filter: a CTE would keep PostgreSQL
     from joining the terms of 100,000 cases in parallel, which halves that, the largest
     part. A search, though, costs more to run twice than that gains: then the filter is
-    materialized once and both count from it.
+    materialized once (as f), and terms, columns and the page all come from it.
     """
     kinds = {"term", *COLUMN_KINDS} if kinds is None else set(kinds)
     group = {kind: {} for kind in ("term", *COLUMN_KINDS)}
     columns = [kind for kind in COLUMN_KINDS if kind in kinds]
     if not kinds:
         return group
-    materialize = searched and columns
-    # With a search, the page's cases come from the same run of it: PostgreSQL would
-    # otherwise read the vectors of every match twice.
+    materialize = bool(searched and columns)
     page = page if materialize else None
     filtered = (
         cases.order_by()
@@ -163,81 +162,35 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
     )
     try:
         sql, params = filtered.query.sql_with_params()
-        ids_sql, ids_params = cases.order_by().values("id").query.sql_with_params()
-        hidden_sql, hidden_params = Case.objects.unpublished().values("id").query.sql_with_params()
+        ids = cases.order_by().values("id").query.sql_with_params()
     except EmptyResultSet:  # an invalid filter selects nothing
         return group
-    # Keys are cast to text so that one union holds ids, years and severities alike.
-    branches, branch_params = [], []
+    by_grouping_sets = connections[filtered.db].vendor == "postgresql"
+    # Elsewhere the columns are grouped one at a time, so from a materialized run.
+    materialize = materialize or bool(columns and not by_grouping_sets)
+
+    # Every branch gives (kind, key, number); keys are text so that one union holds ids,
+    # years and severities alike.
+    branches = []
     if "term" in kinds:
-        only = ""
-        if term_ids is not None:
-            # Integer ids from our own terms, so they may be written into the query.
-            only = f"AND term_id IN ({', '.join(str(int(pk)) for pk in term_ids) or 'NULL'})"
-        table = CaseTerm._meta.db_table
-        if everything:
-            # Every use of a term, less its uses in the few cases the public does not see,
-            # needs no join to the cases: about half the time of the join at 100,000.
-            branches.append(
-                f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
-                f"WHERE TRUE {only} GROUP BY term_id"
-            )
-            branches.append(
-                f"SELECT 'hidden', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
-                f"WHERE case_id IN ({hidden_sql}) {only} GROUP BY term_id"
-            )
-            branch_params += hidden_params
-        elif materialize:
-            # A join, not IN: the planner knows how many rows f has only this way (it
-            # guesses 200 distinct ids otherwise, and looks each case's terms up in turn).
-            branches.append(
-                f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
-                f"JOIN f ON f.id = case_id WHERE TRUE {only} GROUP BY term_id"
-            )
+        branches += term_branches(ids, term_ids, everything=everything, from_f=materialize)
+    if columns:
+        source = ("f", []) if materialize else (f"({sql}) AS f", params)
+        if by_grouping_sets:
+            branches.append(grouping_sets_branch(columns, source))
         else:
-            branches.append(
-                f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
-                f"WHERE case_id IN ({ids_sql}) {only} GROUP BY term_id"
-            )
-            branch_params += ids_params
-    vendor = connections[filtered.db].vendor
-    source = "f" if materialize else f"({sql}) AS f"
-    if columns and vendor == "postgresql":
-        keys = [COLUMN_OF[kind] for kind in columns]
-        kind_sql = " ".join(f"WHEN GROUPING({COLUMN_OF[k]}) = 0 THEN '{k}'" for k in columns)
-        key_sql = " ".join(
-            f"WHEN GROUPING({COLUMN_OF[k]}) = 0 THEN CAST({COLUMN_OF[k]} AS TEXT)" for k in columns
-        )
-        branches.append(
-            f"SELECT CASE {kind_sql} END, CASE {key_sql} END, COUNT(*) FROM {source} "
-            f"GROUP BY GROUPING SETS ({', '.join(f'({key})' for key in keys)})"
-        )
-    elif columns:
-        materialize = True
-        branches += [
-            f"SELECT '{kind}', CAST({COLUMN_OF[kind]} AS TEXT), COUNT(*) FROM f "
-            f"GROUP BY {COLUMN_OF[kind]}"
-            for kind in columns
-        ]
+            branches += [column_branch(kind) for kind in columns]
     if page:
-        ordering, offset, limit = page
-        order = ", ".join(
-            f'"{name.lstrip("-")}" {"DESC" if name.startswith("-") else "ASC"}' for name in ordering
-        )
-        # Integers of our own, so they may be written into the query.
-        branches.append(
-            f"SELECT 'page', CAST(id AS TEXT), ROW_NUMBER() OVER (ORDER BY {order}) FROM "
-            f"(SELECT * FROM f ORDER BY {order} LIMIT {int(limit)} OFFSET {int(offset)}) AS p"
-        )
-    query = " UNION ALL ".join(branches)
+        branches.append(page_branch(*page))
+    query = " UNION ALL ".join(sql for sql, _ in branches)
+    query_params = [param for _, branch_params in branches for param in branch_params]
     if materialize:
         query = f"WITH f AS MATERIALIZED ({sql}) {query}"
-        branch_params = [*params, *branch_params]
-    elif columns:
-        branch_params = [*branch_params, *params]
+        query_params = [*params, *query_params]
     with connections[filtered.db].cursor() as cursor:
-        cursor.execute(query, branch_params)
+        cursor.execute(query, query_params)
         rows = cursor.fetchall()
+
     hidden, page_rows = {}, []
     for kind, value, n in rows:
         if value is None:  # cases without a root cause
@@ -255,6 +208,83 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
     if page:
         group["page"] = [pk for _position, pk in sorted(page_rows)]
     return group
+
+
+def term_branches(ids, term_ids, *, everything, from_f):
+    """How many of the cases each term has: [(sql, params)]. `ids` selects the cases."""
+    table = CaseTerm._meta.db_table
+    only = ""
+    if term_ids is not None:
+        # Integer ids from our own terms, so they may be written into the query.
+        only = f"AND term_id IN ({', '.join(str(int(pk)) for pk in term_ids) or 'NULL'})"
+    if everything:
+        # Every use of a term, less its uses in the few cases the public does not see,
+        # needs no join to the cases: about half the time of the join at 100,000.
+        hidden_sql, hidden_params = Case.objects.unpublished().values("id").query.sql_with_params()
+        return [
+            (
+                f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
+                f"WHERE TRUE {only} GROUP BY term_id",
+                [],
+            ),
+            (
+                f"SELECT 'hidden', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
+                f"WHERE case_id IN ({hidden_sql}) {only} GROUP BY term_id",
+                list(hidden_params),
+            ),
+        ]
+    if from_f:
+        # A join, not IN: the planner knows how many rows f has only this way (it
+        # guesses 200 distinct ids otherwise, and looks each case's terms up in turn).
+        return [
+            (
+                f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
+                f"JOIN f ON f.id = case_id WHERE TRUE {only} GROUP BY term_id",
+                [],
+            )
+        ]
+    ids_sql, ids_params = ids
+    return [
+        (
+            f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
+            f"WHERE case_id IN ({ids_sql}) {only} GROUP BY term_id",
+            list(ids_params),
+        )
+    ]
+
+
+def grouping_sets_branch(columns, source):
+    """The case columns' counts in one pass over `source` (sql, params), PostgreSQL's way."""
+    source_sql, source_params = source
+    kind_sql = " ".join(f"WHEN GROUPING({COLUMN_OF[k]}) = 0 THEN '{k}'" for k in columns)
+    key_sql = " ".join(
+        f"WHEN GROUPING({COLUMN_OF[k]}) = 0 THEN CAST({COLUMN_OF[k]} AS TEXT)" for k in columns
+    )
+    sets = ", ".join(f"({COLUMN_OF[kind]})" for kind in columns)
+    return (
+        f"SELECT CASE {kind_sql} END, CASE {key_sql} END, COUNT(*) FROM {source_sql} "
+        f"GROUP BY GROUPING SETS ({sets})",
+        list(source_params),
+    )
+
+
+def column_branch(kind):
+    column = COLUMN_OF[kind]
+    return f"SELECT '{kind}', CAST({column} AS TEXT), COUNT(*) FROM f GROUP BY {column}", []
+
+
+def page_branch(ordering, offset, limit):
+    """The keys of one page of f in the list's order, numbered: PostgreSQL would otherwise
+    read the vectors of every match of a search again to choose the page."""
+    order = ", ".join(
+        f'"{name.lstrip("-")}" {"DESC" if name.startswith("-") else "ASC"}' for name in ordering
+    )
+    # Integers of our own, so they may be written into the query.
+    return (
+        f"SELECT 'page', CAST(id AS TEXT), ROW_NUMBER() OVER (ORDER BY {order}) FROM "
+        f"(SELECT * FROM f ORDER BY {order} LIMIT {int(limit)} OFFSET {int(offset)}) AS p",
+        [],
+    )
 
 
 def build_facets(filterset, terms, public_queryset, page=None):
