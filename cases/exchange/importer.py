@@ -267,5 +267,5 @@ class CaseImporter:
             Case.objects.bulk_update([case for case, _ in to_update], CONTENT_FIELDS)
         written = list(zip(created_pks, (data for data, _ in to_create), strict=True))
         written += [(case.pk, data) for case, data in to_update]
-        replace_children(written, terms)
+        replace_children(written, terms, new=set(created_pks))
         self.links.extend(link_of(pk, data) for pk, data in written)

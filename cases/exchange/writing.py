@@ -206,12 +206,13 @@ def create_cases(items, values_of):
     return pks
 
 
-def replace_children(pairs, terms):
+def replace_children(pairs, terms, *, new=frozenset()):
     """Terms, steps and sources of saved cases, replacing whatever they had.
 
-    `pairs` holds (primary key, normal form) of each case.
+    `pairs` holds (primary key, normal form) of each case; `new`, the keys of cases just
+    created, which have nothing to replace.
     """
-    pks = [pk for pk, _ in pairs]
+    pks = [pk for pk, _ in pairs if pk not in new]
     for chunk in chunked(pks):
         CaseTerm.objects.filter(case__in=chunk).delete()
         CaseStep.objects.filter(case__in=chunk).delete()
