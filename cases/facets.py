@@ -13,7 +13,7 @@ from django.db import connections
 from django.db.models.functions import ExtractYear
 
 from .filters import FACETS
-from .models import SLUG_RE, Case, CaseTerm, Organisation, Vocabulary
+from .models import SLUG_RE, Case, CaseTerm, Organisation, Term, Vocabulary
 
 FACET_LIMIT = 12  # values shown per facet before "show all"
 
@@ -193,7 +193,7 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
 
     hidden, page_rows = {}, []
     for kind, value, n in rows:
-        if value is None:  # cases without a root cause
+        if value is None or not n:  # cases without a root cause; unused terms
             continue
         if kind == "page":
             page_rows.append((n, int(value)))
@@ -213,23 +213,32 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
 def term_branches(ids, term_ids, *, everything, from_f):
     """How many of the cases each term has: [(sql, params)]. `ids` selects the cases."""
     table = CaseTerm._meta.db_table
-    only = ""
-    if term_ids is not None:
+
+    def only(column):
+        if term_ids is None:
+            return ""
         # Integer ids from our own terms, so they may be written into the query.
-        only = f"AND term_id IN ({', '.join(str(int(pk)) for pk in term_ids) or 'NULL'})"
+        return f"AND {column} IN ({', '.join(str(int(pk)) for pk in term_ids) or 'NULL'})"
+
     if everything:
         # Every use of a term, less its uses in the few cases the public does not see,
         # needs no join to the cases: about half the time of the join at 100,000.
-        hidden_sql, hidden_params = Case.objects.unpublished().values("id").query.sql_with_params()
+        # Counted term by term, each from its own range of the term_id index (unused
+        # terms count 0): PostgreSQL would rather hash every row of the table, which
+        # takes twice as long.
+        hidden_sql, hidden_params = (
+            Case.objects.unpublished().order_by().values("id").query.sql_with_params()
+        )
+        term_table = Term._meta.db_table
         return [
             (
-                f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
-                f"WHERE TRUE {only} GROUP BY term_id",
+                f"SELECT 'term', CAST(id AS TEXT), (SELECT COUNT(*) FROM {table} "
+                f"WHERE term_id = {term_table}.id) FROM {term_table} WHERE TRUE {only('id')}",
                 [],
             ),
             (
                 f"SELECT 'hidden', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
-                f"WHERE case_id IN ({hidden_sql}) {only} GROUP BY term_id",
+                f"WHERE case_id IN ({hidden_sql}) {only('term_id')} GROUP BY term_id",
                 list(hidden_params),
             ),
         ]
@@ -239,7 +248,7 @@ def term_branches(ids, term_ids, *, everything, from_f):
         return [
             (
                 f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
-                f"JOIN f ON f.id = case_id WHERE TRUE {only} GROUP BY term_id",
+                f"JOIN f ON f.id = case_id WHERE TRUE {only('term_id')} GROUP BY term_id",
                 [],
             )
         ]
@@ -247,7 +256,7 @@ def term_branches(ids, term_ids, *, everything, from_f):
     return [
         (
             f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
-            f"WHERE case_id IN ({ids_sql}) {only} GROUP BY term_id",
+            f"WHERE case_id IN ({ids_sql}) {only('term_id')} GROUP BY term_id",
             list(ids_params),
         )
     ]
