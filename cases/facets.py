@@ -88,7 +88,13 @@ def facet_counts(filterset, terms, public_queryset, page=None):
         others = filtersets[key]
         cases = others.qs if others.is_valid() else public_queryset.none()
         if key == full_key:
-            group = group_counts(cases, searched=bool(others.query), everything=not key, page=page)
+            group = group_counts(
+                cases,
+                searched=bool(others.query),
+                everything=not key,
+                only_searched=bool(key) and all(name == "q" for name, _ in key),
+                page=page,
+            )
             page_keys = group.get("page")
         else:
             vocabularies = {FACETS[n] for n in names} - {None, Vocabulary.ROOT_CAUSE}
@@ -130,13 +136,23 @@ COLUMN_OF = {"org": "org_id", "cause": "root_cause_id", "year": "year", "severit
 PAGE_COLUMNS = ("date", "public_id", "relevance")
 
 
-def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything=False, page=None):
+def group_counts(
+    cases,
+    *,
+    searched=False,
+    kinds=None,
+    term_ids=None,
+    everything=False,
+    only_searched=False,
+    page=None,
+):
     """The counts the list needs over one set of cases, in one query.
 
     `kinds` says which are needed ("term" and the COLUMN_KINDS; all by default) and
     `term_ids` which terms (all by default): a facet that ignores its own selection needs
     only its own counts over its group of cases. `everything` says the cases are the
-    whole public library. `page` (ordering, offset, limit) asks for the keys of one page
+    whole public library, `only_searched` that they are its matches of a search and of
+    nothing else. `page` (ordering, offset, limit) asks for the keys of one page
     of the cases too, in group["page"], when a search makes that free (see below).
 
     The case columns (organisation, cause, year, severity) are counted in one pass over
@@ -172,8 +188,11 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
     # Every branch gives (kind, key, number); keys are text so that one union holds ids,
     # years and severities alike.
     branches = []
+    complement = "term" in kinds and only_searched and materialize and by_grouping_sets
     if "term" in kinds:
-        branches += term_branches(ids, term_ids, everything=everything, from_f=materialize)
+        branches += term_branches(
+            ids, term_ids, everything=everything, from_f=materialize, complement=complement
+        )
     if columns:
         source = ("f", []) if materialize else (f"({sql}) AS f", params)
         if by_grouping_sets:
@@ -185,8 +204,13 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
     query = " UNION ALL ".join(sql for sql, _ in branches)
     query_params = [param for _, branch_params in branches for param in branch_params]
     if materialize:
-        query = f"WITH f AS MATERIALIZED ({sql}) {query}"
-        query_params = [*params, *query_params]
+        ctes, cte_params = f"f AS MATERIALIZED ({sql})", list(params)
+        if complement:
+            most_sql, most_params = most_matched()
+            ctes += f", most AS MATERIALIZED ({most_sql})"
+            cte_params += most_params
+        query = f"WITH {ctes} {query}"
+        query_params = [*cte_params, *query_params]
     with connections[filtered.db].cursor() as cursor:
         cursor.execute(query, query_params)
         rows = cursor.fetchall()
@@ -197,8 +221,8 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
             continue
         if kind == "page":
             page_rows.append((n, int(value)))
-        elif kind == "hidden":
-            hidden[int(value)] = n
+        elif kind == "hidden":  # uses to take off the term's count (see term_branches)
+            hidden[int(value)] = hidden.get(int(value), 0) + n
         else:
             group[kind][value if kind == "severity" else int(value)] = n
     for pk, n in hidden.items():
@@ -210,8 +234,11 @@ def group_counts(cases, *, searched=False, kinds=None, term_ids=None, everything
     return group
 
 
-def term_branches(ids, term_ids, *, everything, from_f):
-    """How many of the cases each term has: [(sql, params)]. `ids` selects the cases."""
+def term_branches(ids, term_ids, *, everything, from_f, complement=False):
+    """How many of the cases each term has: [(sql, params)]. `ids` selects the cases;
+    `from_f`, that they are materialized as f. `complement` (PostgreSQL), that f is the
+    public library's matches of a search: when those are most of it, the terms are
+    counted as the whole library's, less their uses in the cases that do not match."""
     table = CaseTerm._meta.db_table
 
     def only(column):
@@ -220,12 +247,11 @@ def term_branches(ids, term_ids, *, everything, from_f):
         # Integer ids from our own terms, so they may be written into the query.
         return f"AND {column} IN ({', '.join(str(int(pk)) for pk in term_ids) or 'NULL'})"
 
-    if everything:
-        # Every use of a term, less its uses in the few cases the public does not see,
-        # needs no join to the cases: about half the time of the join at 100,000.
-        # Counted term by term, each from its own range of the term_id index (unused
-        # terms count 0): PostgreSQL would rather hash every row of the table, which
-        # takes twice as long.
+    def library(condition="TRUE", params=()):
+        """Every use of a term, less its uses in the few cases the public does not see:
+        no join to the cases, about half the time of the join at 100,000. Counted term
+        by term, each from its own range of the term_id index (unused terms count 0):
+        PostgreSQL would rather hash every row of the table, which takes twice as long."""
         hidden_sql, hidden_params = (
             Case.objects.unpublished().order_by().values("id").query.sql_with_params()
         )
@@ -233,13 +259,44 @@ def term_branches(ids, term_ids, *, everything, from_f):
         return [
             (
                 f"SELECT 'term', CAST(id AS TEXT), (SELECT COUNT(*) FROM {table} "
-                f"WHERE term_id = {term_table}.id) FROM {term_table} WHERE TRUE {only('id')}",
-                [],
+                f"WHERE term_id = {term_table}.id) FROM {term_table} "
+                f"WHERE {condition} {only('id')}",
+                [*params],
             ),
             (
                 f"SELECT 'hidden', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
-                f"WHERE case_id IN ({hidden_sql}) {only('term_id')} GROUP BY term_id",
-                list(hidden_params),
+                f"WHERE case_id IN ({hidden_sql}) AND {condition} {only('term_id')} "
+                "GROUP BY term_id",
+                [*hidden_params, *params],
+            ),
+        ]
+
+    if everything:
+        return library()
+    if from_f and complement:
+        # Joining the terms of 100,000 matches costs more than counting the library's
+        # and those of the few cases that do not match. Which way is chosen as the query
+        # runs (`most`, see most_matched): to PostgreSQL the conditions are constants, so
+        # it runs one side only.
+        most = "(SELECT yes FROM most)"
+        public_sql, public_params = public_ids()
+        unmatched = (
+            f"SELECT p.id FROM ({public_sql}) AS p WHERE NOT EXISTS "
+            "(SELECT 1 FROM f WHERE f.id = p.id)"
+        )
+        return [
+            (
+                f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
+                f"JOIN f ON f.id = case_id WHERE NOT {most} {only('term_id')} GROUP BY term_id",
+                [],
+            ),
+            *library(most),
+            (
+                # As an array, the few ids are looked up one by one in (case_id, term_id).
+                f"SELECT 'hidden', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
+                f"WHERE case_id = ANY (ARRAY({unmatched})) AND {most} {only('term_id')} "
+                "GROUP BY term_id",
+                public_params,
             ),
         ]
     if from_f:
@@ -260,6 +317,19 @@ def term_branches(ids, term_ids, *, everything, from_f):
             list(ids_params),
         )
     ]
+
+
+def public_ids():
+    return Case.objects.published().order_by().values("id").query.sql_with_params()
+
+
+def most_matched():
+    """A CTE's (sql, params): whether f holds most of the public library, once per query."""
+    public_sql, public_params = public_ids()
+    return (
+        f"SELECT (SELECT COUNT(*) FROM f) * 2 > (SELECT COUNT(*) FROM ({public_sql}) AS p) AS yes",
+        list(public_params),
+    )
 
 
 def grouping_sets_branch(columns, source):
