@@ -222,7 +222,10 @@ def suggested_filters(query, terms, organisations):
 
 def mentions(text, name):
     name = name.casefold().strip()
-    if len(name) < 2:
+    # Most names are not in the query at all: settle those without a regular expression,
+    # for a list's search asks this of every term and organisation, hundreds of names,
+    # more than `re` keeps compiled.
+    if len(name) < 2 or name not in text:
         return False
     if name.isascii():
         return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None

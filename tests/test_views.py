@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 
 from cases.listing import cards
 from cases.models import Case, Vocabulary
-from cases.search import refresh_search_text, uses_search_index
+from cases.search import refresh_search_text, suggested_filters, uses_search_index
 from tests.factories import (
     CaseFactory,
     CaseStepFactory,
@@ -313,6 +313,30 @@ def test_suggested_filters_come_from_the_query(client, library):
     assert 'href="/en/cases/?q=HDFS+checkpoint&amp;component=shared-filesystem"' in (
         response.content.decode()
     )
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("DNS outage", ["dns", "acme-dns"]),  # any case, a whole word
+        ("dnssec rollover", []),  # "DNS" inside a word is not DNS
+        ("post-dns change", []),  # nor after a hyphen
+        ("load balancer", ["load-balancer"]),
+        ("로드밸런서가 멈춤", ["load-balancer"]),  # Korean, with its particle
+        ("storage", []),  # part of two names, the whole of neither
+    ],
+)
+def test_suggested_filters_name_what_the_query_mentions(query, expected):
+    terms = [
+        TermFactory(slug="dns", label_en="DNS", label_ko="DNS"),
+        TermFactory(slug="load-balancer", label_en="Load balancer", label_ko="로드밸런서"),
+        TermFactory(slug="object-storage", label_en="Object storage", label_ko="객체 스토리지"),
+    ]
+    orgs = [
+        OrganisationFactory(slug="acme-dns", name="DNS"),
+        OrganisationFactory(slug="storage-co", name="Storage Co"),
+    ]
+    assert [item.slug for item in suggested_filters(query, terms, orgs)] == expected
 
 
 def test_korean_suggestion_matches_with_a_particle(client, library):
