@@ -273,42 +273,37 @@ def term_branches(ids, term_ids, *, everything, from_f, complement=False):
 
     if everything:
         return library()
-    if from_f and complement:
-        # Joining the terms of 100,000 matches costs more than counting the library's
-        # and those of the few cases that do not match. Which way is chosen as the query
-        # runs (`most`, see most_matched): to PostgreSQL the conditions are constants, so
-        # it runs one side only.
-        most = "(SELECT yes FROM most)"
-        public_sql, public_params = public_ids()
-        unmatched = (
-            f"SELECT p.id FROM ({public_sql}) AS p WHERE NOT EXISTS "
-            "(SELECT 1 FROM f WHERE f.id = p.id)"
-        )
-        return [
-            (
-                f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
-                f"JOIN f ON f.id = case_id WHERE NOT {most} {only('term_id')} GROUP BY term_id",
-                [],
-            ),
-            *library(most),
-            (
-                # As an array, the few ids are looked up one by one in (case_id, term_id).
-                f"SELECT 'hidden', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
-                f"WHERE case_id = ANY (ARRAY({unmatched})) AND {most} {only('term_id')} "
-                "GROUP BY term_id",
-                public_params,
-            ),
-        ]
     if from_f:
+        condition, more = "TRUE", []
+        if complement:
+            # Joining the terms of 100,000 matches costs more than counting the library's
+            # and those of the few cases that do not match. Which way is chosen as the
+            # query runs (`most`, see most_matched): to PostgreSQL the conditions are
+            # constants, so it runs one side only.
+            most = "(SELECT yes FROM most)"
+            public_sql, public_params = public_ids()
+            unmatched = (
+                f"SELECT p.id FROM ({public_sql}) AS p WHERE NOT EXISTS "
+                "(SELECT 1 FROM f WHERE f.id = p.id)"
+            )
+            condition = f"NOT {most}"
+            more = [
+                *library(most),
+                (
+                    # As an array, the few ids are looked up one by one in (case_id, term_id).
+                    f"SELECT 'hidden', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
+                    f"WHERE case_id = ANY (ARRAY({unmatched})) AND {most} {only('term_id')} "
+                    "GROUP BY term_id",
+                    public_params,
+                ),
+            ]
         # A join, not IN: the planner knows how many rows f has only this way (it
         # guesses 200 distinct ids otherwise, and looks each case's terms up in turn).
-        return [
-            (
-                f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
-                f"JOIN f ON f.id = case_id WHERE TRUE {only('term_id')} GROUP BY term_id",
-                [],
-            )
-        ]
+        joined = (
+            f"SELECT 'term', CAST(term_id AS TEXT), COUNT(*) FROM {table} "
+            f"JOIN f ON f.id = case_id WHERE {condition} {only('term_id')} GROUP BY term_id"
+        )
+        return [(joined, []), *more]
     ids_sql, ids_params = ids
     return [
         (
