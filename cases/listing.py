@@ -188,6 +188,10 @@ def common_components(facets, within, limit=3):
 YEAR_BAR = 22  # width of one year's column in the SVG, in its units
 CHART_HEIGHT = 90
 CAUSE_ROW = 18
+CAUSE_WIDTH = 300
+# Pixels per SVG unit. Without a width of its own a chart stretches to its column: two
+# years' columns drawn six times as large as fifteen years'.
+CHART_SCALE = 1.4
 
 
 def year_chart(items):
@@ -208,10 +212,12 @@ def year_chart(items):
                 "text_x": index * YEAR_BAR + (YEAR_BAR - 4) / 2,
             }
         )
+    width = max(len(items) * YEAR_BAR, YEAR_BAR)
     return {
         "columns": columns,
-        "width": max(len(items) * YEAR_BAR, YEAR_BAR),
+        "width": width,
         "height": CHART_HEIGHT,
+        "display_width": round(width * CHART_SCALE),
     }
 
 
@@ -229,7 +235,12 @@ def cause_chart(items):
         }
         for index, (label, count) in enumerate(items)
     ]
-    return {"rows": rows, "height": max(len(items) * CAUSE_ROW, CAUSE_ROW)}
+    return {
+        "rows": rows,
+        "width": CAUSE_WIDTH,
+        "height": max(len(items) * CAUSE_ROW, CAUSE_ROW),
+        "display_width": round(CAUSE_WIDTH * CHART_SCALE),
+    }
 
 
 def charts(facets, within, by_year):

@@ -1,4 +1,5 @@
 import datetime
+import re
 
 import pytest
 from django.core.cache import cache
@@ -179,3 +180,14 @@ def test_list_links_to_the_graph_and_draws_charts(client, cases):
     assert "Cases per year" in html and "Cases per cause" in html
     assert '<th scope="row">2021</th><td>1</td>' in html
     assert "<title>Configuration error: 1</title>" in html
+
+
+def test_a_year_chart_is_as_wide_as_its_years(client, cases):
+    # Without a width of its own, a chart of few years stretched to fill its column.
+    def year_chart_width(query):
+        html = client.get(f"/en/cases/{query}").content.decode()
+        svg = re.search(r'class="chart chart-years">.*?<svg [^>]*width="(\d*)"', html, re.S)
+        return int(svg[1] or 0)
+
+    one_year, every_year = year_chart_width("?org=meta"), year_chart_width("")
+    assert 0 < one_year < every_year
