@@ -12,7 +12,7 @@ PYTHON ?= $(shell for candidate in python3 python3.14 python3.13 python3.12; do 
 	   command -v $$candidate; break; fi; done)
 
 .PHONY: run test install lint format migrations-check lock load-data clean messages vendor bench
-.PHONY: load
+.PHONY: load bench-compare
 
 run: install load-data
 	@echo "Serving http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/). Ctrl-C stops."
@@ -79,6 +79,12 @@ vendor:
 # BENCH_SIZES=2000,10000 make bench for a quicker run.
 bench: install
 	$(PY) bench/run.py
+
+# The same pages against BASE (a commit) and the working tree, in turn, each on a database its
+# own code makes: a change measured on a machine whose speed drifts. COMPARE_SIZE=100000 for more.
+bench-compare: install
+	@if [ -z "$(BASE)" ]; then echo "Name the commit to compare with: make bench-compare BASE=main~1"; exit 1; fi
+	$(PY) bench/compare.py --base $(BASE)
 
 # The site under load: gunicorn on 127.0.0.1 driven by wrk for a minute at 10,000 cases, against
 # DATABASE_URL's PostgreSQL server in a scratch database; writes the Load section of
