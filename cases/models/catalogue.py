@@ -101,9 +101,12 @@ class CaseQuerySet(models.QuerySet):
             ),
             models.Prefetch("steps", queryset=CaseStep.objects.order_by("kind", "position")),
             models.Prefetch("sources", queryset=Source.objects.order_by("position")),
+            # A related case is written by its id alone: its long texts stay unread.
             models.Prefetch(
                 "outgoing_relations",
-                queryset=CaseRelation.objects.select_related("to_case").order_by("position"),
+                queryset=CaseRelation.objects.select_related("to_case")
+                .only("from_case", "to_case__public_id", "position")
+                .order_by("position"),
             ),
         )
 
