@@ -22,7 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import calibration, on_database, requests_to_measure  # noqa: E402
+from run import (  # noqa: E402
+    bench_database_url,
+    calibration,
+    on_database,
+    requests_to_measure,
+    reset_database,
+)
 
 FIRST_ID = 100_000
 
@@ -31,33 +37,10 @@ def scratch_database(side):
     """(DATABASE_URL, name to drop or None) of one version's scratch database."""
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith(("postgres://", "postgresql://")):
-        from run import bench_database_url
-
         _bench_url, bench_name, _admin = bench_database_url()
         name = f"{bench_name.removesuffix('_bench')}_compare_{side}"
         return on_database(url, name), name
     return f"sqlite:///{ROOT / 'var' / f'compare-{side}.sqlite3'}", None
-
-
-def recreate(url, name):
-    if name is None:
-        Path(url.removeprefix("sqlite:///")).unlink(missing_ok=True)
-        return
-    import psycopg
-
-    with psycopg.connect(on_database(url, "postgres"), autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{name}"')
-
-
-def drop(url, name):
-    if name is None:
-        Path(url.removeprefix("sqlite:///")).unlink(missing_ok=True)
-        return
-    import psycopg
-
-    with psycopg.connect(on_database(url, "postgres"), autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def environment(url, static_root):
@@ -71,7 +54,7 @@ def environment(url, static_root):
 
 def prepare(code, url, name, size, static_root):
     """Make a version's database with that version's own commands."""
-    recreate(url, name)
+    reset_database(url, name, url)
     env = environment(url, static_root)
 
     def manage(*args):
@@ -108,6 +91,9 @@ def measure_here(code, repeat):
     client = Client()
     medians = {}
     for label, path, _cacheable in requests_to_measure(f"IL-{FIRST_ID + 5}"):
+        # A fresh process's first request imports modules and compiles templates (and, in
+        # the worktree's first round, writes their bytecode): not what is being compared.
+        client.get(path)
         medians[label] = measure(client, path, repeat, cold=True)[0]
     print(json.dumps(medians))
 
@@ -170,7 +156,7 @@ def main():
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT)
             for url, name in databases.values():
-                drop(url, name)
+                reset_database(url, name, url, create=False)
 
     print(report(rounds, base_commit, options))
 

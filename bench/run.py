@@ -41,7 +41,8 @@ def bench_database_url():
     return f"sqlite:///{ROOT / 'var' / 'bench.sqlite3'}", None, None
 
 
-def reset_database(url, name, admin_url):
+def reset_database(url, name, admin_url, *, create=True):
+    """An empty scratch database (SQLite: no file yet), or none at all with create=False."""
     if name is None:
         Path(urlsplit(url).path).unlink(missing_ok=True)
         return
@@ -50,7 +51,8 @@ def reset_database(url, name, admin_url):
     maintenance = on_database(admin_url, "postgres")
     with psycopg.connect(maintenance, autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{name}"')
+        if create:
+            connection.execute(f'CREATE DATABASE "{name}"')
 
 
 def manage(*args, env, timeout=None):
