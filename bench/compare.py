@@ -24,7 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from run import (  # noqa: E402
     bench_database_url,
+    bench_environment,
     calibration,
+    load_library,
+    manage,
     on_database,
     requests_to_measure,
     reset_database,
@@ -43,34 +46,13 @@ def scratch_database(side):
     return f"sqlite:///{ROOT / 'var' / f'compare-{side}.sqlite3'}", None
 
 
-def environment(url, static_root):
-    return {
-        **os.environ,
-        "DATABASE_URL": url,
-        "DJANGO_SETTINGS_MODULE": "incidentlib.settings.bench",
-        "BENCH_STATIC_ROOT": static_root,
-    }
-
-
 def prepare(code, url, name, size, static_root):
     """Make a version's database with that version's own commands."""
     reset_database(url, name, url)
-    env = environment(url, static_root)
-
-    def manage(*args):
-        subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=code,
-            env=env,
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-
-    manage("migrate", "--noinput")
-    manage("collectstatic", "--noinput")
-    manage("load_taxonomy", "data/taxonomy.json")
-    manage("import_cases", "data/cases")
-    manage("generate_cases", "--count", str(size), "--seed", str(size), "--first-id", str(FIRST_ID))
+    env = bench_environment(url, static_root)
+    load_library(env, root=code)
+    count = ("--count", str(size), "--seed", str(size), "--first-id", str(FIRST_ID))
+    manage("generate_cases", *count, env=env, root=code)
     if name is not None:
         import psycopg
 
@@ -146,7 +128,7 @@ def main():
                             "--measure",
                             str(sides[side]),
                         ],
-                        env=environment(url, str(Path(scratch) / side)),
+                        env=bench_environment(url, str(Path(scratch) / side)),
                         check=True,
                         capture_output=True,
                         text=True,

@@ -55,17 +55,35 @@ def reset_database(url, name, admin_url, *, create=True):
             connection.execute(f'CREATE DATABASE "{name}"')
 
 
-def manage(*args, env, timeout=None):
-    """Run a management command quietly; return how many seconds it took."""
+def manage(*args, env, timeout=None, root=ROOT):
+    """Run a management command (of the code in `root`) quietly; return its seconds."""
     started = time.monotonic()
     subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), *args],
+        [sys.executable, str(root / "manage.py"), *args],
+        cwd=root,
         check=True,
         env=env,
         stdout=subprocess.DEVNULL,
         timeout=timeout,
     )
     return time.monotonic() - started
+
+
+def bench_environment(url, static_root):
+    return {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DJANGO_SETTINGS_MODULE": "incidentlib.settings.bench",
+        "BENCH_STATIC_ROOT": static_root,
+    }
+
+
+def load_library(env, root=ROOT):
+    """Schema, static files, taxonomy and the bundled cases, by the code in `root`."""
+    manage("migrate", "--noinput", env=env, root=root)
+    manage("collectstatic", "--noinput", env=env, root=root)
+    manage("load_taxonomy", str(root / "data" / "taxonomy.json"), env=env, root=root)
+    manage("import_cases", str(root / "data" / "cases"), env=env, root=root)
 
 
 def machine():
@@ -163,17 +181,9 @@ def main():
     url, name, admin_url = bench_database_url()
     reset_database(url, name, admin_url)
     static_root = tempfile.mkdtemp(prefix="bench-static-")
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "DJANGO_SETTINGS_MODULE": "incidentlib.settings.bench",
-        "BENCH_STATIC_ROOT": static_root,
-    }
+    env = bench_environment(url, static_root)
     os.environ.update(env)
-    manage("migrate", "--noinput", env=env)
-    manage("collectstatic", "--noinput", env=env)
-    manage("load_taxonomy", str(ROOT / "data" / "taxonomy.json"), env=env)
-    manage("import_cases", str(ROOT / "data" / "cases"), env=env)
+    load_library(env)
 
     import django
 
