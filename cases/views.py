@@ -1,7 +1,7 @@
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Prefetch
+from django.db.models import Q
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -123,21 +123,34 @@ def public_case(public_id, queryset):
 LINKED_CASE_FIELDS = ("public_id", "status", "date", "title_en", "title_ko")
 
 
-def linked(relation):
-    """The fields a case page needs of the cases at one end of its relations."""
-    other = "to_case" if relation == "outgoing_relations" else "from_case"
-    fields = ["from_case", "to_case", "position"] + [f"{other}__{f}" for f in LINKED_CASE_FIELDS]
-    return Prefetch(relation, CaseRelation.objects.select_related(other).only(*fields))
-
-
 def detail_queryset():
-    return with_card_data(Case.objects.all()).prefetch_related(
-        "sources",
-        linked("outgoing_relations"),
-        linked("incoming_relations"),
-        # A query only for the cases that are a recurrence of another.
-        Prefetch("recurrence_of", Case.objects.only(*LINKED_CASE_FIELDS)),
+    return with_card_data(Case.objects.all()).prefetch_related("sources")
+
+
+def related_cases(case, root):
+    """The published cases related to this one: its own links in their order, then the
+    cases that link to it. Both directions in one query."""
+    sides = ("from_case", "to_case")
+    relations = (
+        CaseRelation.objects.filter(Q(from_case=case) | Q(to_case=root))
+        .select_related(*sides)
+        .only("position", *sides, *(f"{s}__{f}" for s in sides for f in LINKED_CASE_FIELDS))
     )
+    related = [r.to_case for r in relations if r.from_case_id == case.pk]
+    related += [r.from_case for r in relations if r.to_case_id == root.pk]
+    related = list(dict.fromkeys(related))  # a case linked both ways shows once
+    return [other for other in related if other.status == Case.Status.PUBLISHED]
+
+
+def recurrence_links(case, root):
+    """(the published case this one is a recurrence of, the published cases that are
+    recurrences of it), in one query."""
+    links = Q(recurrence_of=root)
+    if case.recurrence_of_id:
+        links |= Q(pk=case.recurrence_of_id)
+    linked = list(Case.objects.published().filter(links).only(*LINKED_CASE_FIELDS, "recurrence_of"))
+    recurrence_of = next((c for c in linked if c.pk == case.recurrence_of_id), None)
+    return recurrence_of, [c for c in linked if c.recurrence_of_id == root.pk]
 
 
 @require_safe
@@ -163,20 +176,13 @@ def case_preview(request, pk):
 
 def render_case(request, case, *, preview=False):
     root = case.root
-    related = [r.to_case for r in case.outgoing_relations.all()]
-    related += [r.from_case for r in root.incoming_relations.all() if r.from_case not in related]
-    related = [other for other in related if other.status == Case.Status.PUBLISHED]
-    recurrences = list(root.recurrences.published().only(*LINKED_CASE_FIELDS))
+    recurrence_of, recurrences = recurrence_links(case, root)
     context = {
         "case": case,
         "preview": preview,
-        "related": related,
+        "related": related_cases(case, root),
         "recurrences": recurrences,
-        "recurrence_of": (
-            case.recurrence_of
-            if case.recurrence_of and case.recurrence_of.status == Case.Status.PUBLISHED
-            else None
-        ),
+        "recurrence_of": recurrence_of,
         "similar": similar_cases(root),
         "permalink": request.build_absolute_uri(case_url(root)),
     }

@@ -551,6 +551,27 @@ def test_related_cases_show_from_both_sides_and_similar_cases(client, terms):
     assert c not in similar
 
 
+def test_related_cases_keep_their_order_show_once_and_only_when_published(client):
+    case = CaseFactory(public_id="IL-0001")
+    later, earlier, linking = (CaseFactory(public_id=f"IL-000{n}") for n in (2, 3, 4))
+    draft = CaseFactory(public_id="IL-0005", status=Case.Status.DRAFT, published_at=None)
+    case.related.add(later, through_defaults={"position": 1})
+    case.related.add(earlier, through_defaults={"position": 0})
+    case.related.add(draft, through_defaults={"position": 2})
+    linking.related.add(case, through_defaults={"position": 0})
+    later.related.add(case, through_defaults={"position": 0})  # linked both ways
+    case.recurrence_of = CaseFactory(
+        public_id="IL-0006", status=Case.Status.WITHDRAWN, published_at=None
+    )
+    case.save()
+    CaseFactory(public_id="IL-0007", recurrence_of=case)
+    CaseFactory(public_id="IL-0008", recurrence_of=case, status=Case.Status.DRAFT)
+    context = client.get("/en/cases/IL-0001/").context
+    assert [c.public_id for c in context["related"]] == ["IL-0003", "IL-0002", "IL-0004"]
+    assert context["recurrence_of"] is None
+    assert [c.public_id for c in context["recurrences"]] == ["IL-0007"]
+
+
 def test_similar_cases_count_shared_terms_among_each_terms_recent_cases(client, terms, monkeypatch):
     CaseFactory(public_id="IL-0001", with_terms=[terms["dns"], terms["overlap"]])
     for n in range(2, 5):  # three later cases with DNS only
