@@ -1,43 +1,47 @@
 """Anonymous public pages come from the cache until public content changes.
 
-Every cached page's key carries a version number of the public content. Anything that
-changes what the public sees (approving, withdrawing, importing, relabelling terms) bumps
-that number once its transaction commits, so the next request renders afresh: a reader
-never gets a stale case after the change. Old entries simply expire. The cache is Django's:
-local memory by default, Redis (shared by every app server) when REDIS_URL is set.
+Every cached page's key carries the version of the public content (ContentVersion).
+Anything that changes what the public sees (approving, withdrawing, importing, relabelling
+terms) bumps that number in its own transaction, so the next request renders afresh: a
+reader never gets a stale case after the change. Old entries simply expire. The cache is
+Django's: local memory by default, Redis (shared by every app server) when REDIS_URL is set.
+
+The version is read from the database each request, from the one the page is read from:
+every process, however its cache is kept, sees a change made by any other, and a replica
+that lags keys its pages by the version of the content it actually holds.
 """
 
 import functools
 import hashlib
+from contextvars import ContextVar
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import router
 from django.http import HttpResponse
 from django.utils.cache import patch_cache_control
 
-VERSION_KEY = "public-content-version"
+from .models import ContentVersion
+
 PAGE_TIMEOUT = 60 * 60
 CACHED_STATUSES = {200, 404, 410}
 
 
+# The version a cached view read as it began: its page and everything it caches on the way
+# (the terms) are keyed alike, for one query.
+_request_version = ContextVar("public_version", default=None)
+
+
 def public_version():
-    version = cache.get(VERSION_KEY)
+    version = _request_version.get()
     if version is None:
-        cache.add(VERSION_KEY, 1, timeout=None)
-        version = cache.get(VERSION_KEY, 1)
+        version = ContentVersion.current(using=router.db_for_read(ContentVersion))
     return version
 
 
-def _bump():
-    try:
-        cache.incr(VERSION_KEY)
-    except ValueError:
-        cache.set(VERSION_KEY, 2, timeout=None)
-
-
 def public_content_changed():
-    """Call where the public content changes; takes effect when the transaction commits."""
-    transaction.on_commit(_bump)
+    """Call in the transaction that changes what the public sees: the new version is
+    visible exactly when the change is."""
+    ContentVersion.bump()
 
 
 def page_key(request):
@@ -52,25 +56,33 @@ def cache_public_page(view):
     def wrapper(request, *args, **kwargs):
         if request.method not in ("GET", "HEAD") or request.user.is_authenticated:
             return view(request, *args, **kwargs)
-        key = page_key(request)
-        cached = cache.get(key)
-        if cached is not None:
-            status, content_type, content = cached
-            response = HttpResponse(content, status=status, content_type=content_type)
-            response["X-Cache"] = "hit"
-        else:
-            response = view(request, *args, **kwargs)
-            if hasattr(response, "render"):
-                response.render()
-            if response.status_code in CACHED_STATUSES and not response.streaming:
-                cache.set(
-                    key,
-                    (response.status_code, response["Content-Type"], response.content),
-                    PAGE_TIMEOUT,
-                )
-            response["X-Cache"] = "miss"
-        # Browsers and shared caches may keep a page briefly; ours is invalidated exactly.
-        patch_cache_control(response, public=True, max_age=60)
-        return response
+        token = _request_version.set(public_version())
+        try:
+            return cached_response(request, view, *args, **kwargs)
+        finally:
+            _request_version.reset(token)
 
     return wrapper
+
+
+def cached_response(request, view, *args, **kwargs):
+    key = page_key(request)
+    cached = cache.get(key)
+    if cached is not None:
+        status, content_type, content = cached
+        response = HttpResponse(content, status=status, content_type=content_type)
+        response["X-Cache"] = "hit"
+    else:
+        response = view(request, *args, **kwargs)
+        if hasattr(response, "render"):
+            response.render()
+        if response.status_code in CACHED_STATUSES and not response.streaming:
+            cache.set(
+                key,
+                (response.status_code, response["Content-Type"], response.content),
+                PAGE_TIMEOUT,
+            )
+        response["X-Cache"] = "miss"
+    # Browsers and shared caches may keep a page briefly; ours is invalidated exactly.
+    patch_cache_control(response, public=True, max_age=60)
+    return response

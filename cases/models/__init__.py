@@ -13,6 +13,7 @@ from .catalogue import (
     Vocabulary,
 )
 from .editorial import CaseTransition, CaseVersion, TermRedirect
+from .public import ContentVersion
 
 __all__ = [
     "CASE_ID_RE",
@@ -25,6 +26,7 @@ __all__ = [
     "CaseTerm",
     "CaseTransition",
     "CaseVersion",
+    "ContentVersion",
     "Organisation",
     "Source",
     "Term",

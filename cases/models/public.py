@@ -1,0 +1,35 @@
+"""The version of what the public sees, which keys every cached public page."""
+
+from django.db import models
+from django.db.models import F
+
+
+class ContentVersion(models.Model):
+    """One row, bumped in the same transaction as every change the public can see.
+
+    It lives in the database, not the cache: every app process, and every process that
+    changes content (an import run from the shell, say), sees the same number, and a read
+    replica receives it together with the change it stands for.
+    """
+
+    ROW = 1
+
+    number = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=models.Q(pk=1), name="one_content_version")]
+
+    def __str__(self):
+        return str(self.number)
+
+    @classmethod
+    def current(cls, using):
+        rows = list(cls.objects.using(using).filter(pk=cls.ROW).values_list("number", flat=True))
+        return rows[0] if rows else 0
+
+    @classmethod
+    def bump(cls):
+        if not cls.objects.filter(pk=cls.ROW).update(number=F("number") + 1):
+            # A database emptied since its migration made the row (tests flush tables).
+            cls.objects.get_or_create(pk=cls.ROW)
+            cls.objects.filter(pk=cls.ROW).update(number=F("number") + 1)
