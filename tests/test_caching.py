@@ -132,6 +132,36 @@ def test_a_change_made_by_another_process_is_seen_on_the_next_request(client):
                 caches["default"].clear()
 
 
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+@pytest.fixture
+def shared_redis():
+    """Redis as several app servers share it (a database of its own, emptied around the
+    test); skipped where no Redis answers."""
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
+    except redis.ConnectionError:
+        pytest.skip(f"no Redis at {REDIS_URL}")
+    backend = "django.core.cache.backends.redis.RedisCache"
+    with override_settings(CACHES={"default": {"BACKEND": backend, "LOCATION": REDIS_URL}}):
+        caches["default"].clear()
+        yield redis.Redis.from_url(REDIS_URL)
+        caches["default"].clear()
+
+
+def test_pages_cached_in_redis_are_shared_and_renewed_after_a_change(client, shared_redis):
+    reviewer = UserFactory(role="reviewer")
+    case = CaseFactory(public_id="IL-0006")
+    assert client.get("/en/cases/IL-0006/")["X-Cache"] == "miss"
+    assert any(b"public-page" in key for key in shared_redis.scan_iter())
+    assert client.get("/en/cases/IL-0006/")["X-Cache"] == "hit"
+    workflow.case_withdraw(case=case, user=reviewer, note="Retracted.")
+    assert client.get("/en/cases/IL-0006/").status_code == 410
+
+
 def database_url():
     """The URL of the test database, for another process to use."""
     name = connection.settings_dict["NAME"]
