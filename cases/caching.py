@@ -39,8 +39,9 @@ def public_version():
 
 
 def public_content_changed():
-    """Call in the transaction that changes what the public sees: the new version is
-    visible exactly when the change is."""
+    """Call in the transaction that changes what the public sees, after its other
+    writes: the new version is visible exactly when the change is, and its row stays
+    locked until the commit (taken last, two changes cannot deadlock over it)."""
     ContentVersion.bump()
 
 

@@ -117,8 +117,6 @@ def load_taxonomy(terms, *, force=False):
             relabelled.append(term.pk)
         else:
             counts["unchanged"] += 1
-    if relabelled or counts["created"]:
-        public_content_changed()
     if relabelled:
         # Search matches term labels and aliases, so the cases using these terms change too.
         refresh_search_text(
@@ -126,6 +124,8 @@ def load_taxonomy(terms, *, force=False):
                 Q(case_terms__term__in=relabelled) | Q(root_cause__in=relabelled)
             ).distinct()
         )
+    if relabelled or counts["created"]:
+        public_content_changed()
     return counts
 
 

@@ -15,8 +15,9 @@ from cases.taxonomy import TaxonomyError, term_merge
 class PublicContentAdmin:
     """Names and labels show on public pages: a change there renews the page cache."""
 
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
+    def save_related(self, request, form, formsets, change):
+        # The admin's last write: the version stays locked until the save commits.
+        super().save_related(request, form, formsets, change)
         public_content_changed()
 
     def delete_model(self, request, obj):
