@@ -18,7 +18,8 @@ from contextvars import ContextVar
 from django.core.cache import cache
 from django.db import router
 from django.http import HttpResponse
-from django.utils.cache import patch_cache_control
+from django.utils.cache import get_conditional_response, patch_cache_control
+from django.utils.http import quote_etag
 
 from .models import ContentVersion
 
@@ -45,11 +46,6 @@ def public_content_changed():
     ContentVersion.bump()
 
 
-def page_key(request):
-    digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
-    return f"public-page:{public_version()}:{digest}"
-
-
 def cache_public_page(view):
     """Serve anonymous GET requests from the cache; staff always see the database."""
 
@@ -67,7 +63,9 @@ def cache_public_page(view):
 
 
 def cached_response(request, view, *args, **kwargs):
-    key = page_key(request)
+    version = public_version()
+    digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
+    key = f"public-page:{version}:{digest}"
     cached = cache.get(key)
     if cached is not None:
         status, content_type, content = cached
@@ -84,6 +82,8 @@ def cached_response(request, view, *args, **kwargs):
                 PAGE_TIMEOUT,
             )
         response["X-Cache"] = "miss"
-    # Browsers and shared caches may keep a page briefly; ours is invalidated exactly.
-    patch_cache_control(response, public=True, max_age=60)
-    return response
+    # Browsers and shared caches (a CDN) may keep the page but must ask again before they
+    # show it: while the content has not changed, the page's ETag gets a 304, for a query.
+    response["ETag"] = quote_etag(f"{version}-{digest[:32]}")
+    patch_cache_control(response, public=True, no_cache=True)
+    return get_conditional_response(request, etag=response["ETag"], response=response)

@@ -108,6 +108,22 @@ def test_relabelling_a_term_in_the_admin_is_seen(client, django_capture_on_commi
     assert "Name resolution" in client.get("/en/cases/").content.decode()
 
 
+def test_browsers_and_cdns_ask_again_and_get_304_until_the_content_changes(client):
+    reviewer = UserFactory(role="reviewer")
+    case = CaseFactory(public_id="IL-0007")
+    listed = client.get("/en/cases/")
+    assert "no-cache" in listed["Cache-Control"] and "public" in listed["Cache-Control"]
+    again = client.get("/en/cases/", headers={"if-none-match": listed["ETag"]})
+    assert again.status_code == 304 and again["ETag"] == listed["ETag"]
+    assert "no-cache" in again["Cache-Control"]
+    other_page = client.get("/ko/cases/", headers={"if-none-match": listed["ETag"]})
+    assert other_page.status_code == 200
+    workflow.case_withdraw(case=case, user=reviewer, note="Retracted.")
+    after = client.get("/en/cases/", headers={"if-none-match": listed["ETag"]})
+    assert after.status_code == 200 and after["ETag"] != listed["ETag"]
+    assert "IL-0007" not in after.content.decode()
+
+
 def memory_of(process):
     """The settings of one app process's own memory cache."""
     backend = "django.core.cache.backends.locmem.LocMemCache"
