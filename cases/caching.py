@@ -16,7 +16,7 @@ import hashlib
 from contextvars import ContextVar
 
 from django.core.cache import cache
-from django.db import router
+from django.db import InterfaceError, OperationalError, router
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import quote_etag
@@ -32,10 +32,24 @@ CACHED_STATUSES = {200, 404, 410}
 _request_version = ContextVar("public_version", default=None)
 
 
+# The version this process read last. While the database is away nothing is published (and
+# a process cut off from it could not tell), so the pages cached at that version are still
+# served; only pages that need the database answer 503.
+_last_read = {}
+
+
 def public_version():
     version = _request_version.get()
-    if version is None:
+    if version is not None:
+        return version
+    try:
         version = ContentVersion.current(using=router.db_for_read(ContentVersion))
+    except (OperationalError, InterfaceError):
+        version = _last_read.get("version")
+        if version is None:
+            raise
+        return version
+    _last_read["version"] = version
     return version
 
 

@@ -62,6 +62,15 @@ def test_pages_answer_503_while_the_database_is_away_and_recover(client, library
     assert client.get("/healthz").status_code == 200
 
 
+def test_pages_cached_before_the_database_went_away_are_still_served(client, library):
+    assert client.get("/en/cases/IL-0001/").status_code == 200
+    with database_unreachable():
+        cached = client.get("/en/cases/IL-0001/")
+        assert cached.status_code == 200 and cached["X-Cache"] == "hit"
+        assert "IL-0001" in cached.content.decode()
+        assert client.get("/en/cases/?q=never+cached").status_code == 503
+
+
 def test_a_signed_in_editor_also_gets_503_not_500(client, library):
     # Their session lives in the database: reading it is what fails first.
     client.force_login(UserFactory(role="editor"))
