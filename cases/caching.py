@@ -67,17 +67,17 @@ def cache_public_page(view):
     def wrapper(request, *args, **kwargs):
         if request.method not in ("GET", "HEAD") or request.user.is_authenticated:
             return view(request, *args, **kwargs)
-        token = _request_version.set(public_version())
+        version = public_version()
+        token = _request_version.set(version)
         try:
-            return cached_response(request, view, *args, **kwargs)
+            return cached_response(request, version, view, *args, **kwargs)
         finally:
             _request_version.reset(token)
 
     return wrapper
 
 
-def cached_response(request, view, *args, **kwargs):
-    version = public_version()
+def cached_response(request, version, view, *args, **kwargs):
     digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
     key = f"public-page:{version}:{digest}"
     cached = cache.get(key)
