@@ -25,7 +25,7 @@ from django.utils.dateparse import parse_datetime
 
 from .caching import public_content_changed
 from .exchange.exporting import CHUNK_SIZE, write_cases
-from .exchange.importer import CaseImporter
+from .exchange.importer import CaseImporter, mark_rows_visible
 from .exchange.reading import Input
 from .exchange.validation import format_datetime
 from .models import CASE_ID_RE, Case
@@ -123,6 +123,7 @@ def restore_backup(directory):
         result = importer.run()
         apply_states(state_path)
         public_content_changed()
+    mark_rows_visible()
     return result
 
 

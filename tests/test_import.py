@@ -169,6 +169,25 @@ def test_long_texts_are_stored_compressed_with_lz4(seed_case, write_json):
     assert methods == {"lz4"}
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's visibility map")
+@pytest.mark.django_db(transaction=True)
+def test_a_large_import_leaves_its_rows_ready_for_index_only_scans(
+    seed_case, write_json, monkeypatch
+):
+    monkeypatch.setattr("cases.exchange.importer.ANALYZE_AFTER", 3)
+    cases = [another_case(seed_case, f"IL-{n:04d}") for n in range(1, 4)]
+    assert run_import(write_json("c.json", cases))[2] is None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, relpages, relallvisible FROM pg_class "
+            "WHERE relname IN ('cases_case', 'cases_caseterm')"
+        )
+        tables = cursor.fetchall()
+    assert len(tables) == 2
+    # VACUUM has run: every page is marked all-visible, so no scan reads rows to check them.
+    assert all(pages > 0 and visible == pages for _name, pages, visible in tables), tables
+
+
 # --- bad input: a clear message each, and nothing written ----------------------
 
 

@@ -69,6 +69,18 @@ def refresh_planner_statistics():
             cursor.execute("ANALYZE " + ", ".join(tables))
 
 
+def mark_rows_visible():
+    """VACUUM the tables an import wrote, once it has committed. Until a table's new pages
+    are marked all-visible, every index-only scan of them reads the rows as well: after
+    10,000 cases went into 110,000, the unfiltered list took 360 ms instead of 158 and a
+    search matching every case 2.0 s instead of 0.46, for a VACUUM of 0.2 s. Autovacuum
+    would wait until a fifth of the table is new. Inside a larger transaction (a restore)
+    a VACUUM cannot run; the caller does it after."""
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        with connection.cursor() as cursor:
+            cursor.execute("VACUUM " + ", ".join(ANALYZED_COLUMNS))
+
+
 class ImportFailed(Exception):
     """The input is invalid; `problems` says every way it is."""
 
@@ -204,12 +216,15 @@ class CaseImporter:
                 write_links(self.links)
                 if dry_run:
                     raise _DryRunRollback
-                if result.created or result.updated:
+                written = len(result.created) + len(result.updated)
+                if written:
                     public_content_changed()
-                if len(result.created) + len(result.updated) >= ANALYZE_AFTER:
+                if written >= ANALYZE_AFTER:
                     refresh_planner_statistics()
         except _DryRunRollback:
-            pass
+            return result
+        if written >= ANALYZE_AFTER:
+            mark_rows_visible()
         return result
 
     def normal_cases(self):
