@@ -216,8 +216,8 @@ def main():
         generated = size
         connection.close()
         if connection.vendor == "postgresql":
-            # What autovacuum does soon after a load in production: visibility map and
-            # statistics, so that plans and index-only scans are those of a settled database.
+            # A settled database: the import has vacuumed what it wrote and analyzed the
+            # columns plans use; autovacuum would in time analyze the rest (the vectors).
             with connection.cursor() as cursor:
                 cursor.execute("VACUUM ANALYZE")
         for label, path, cacheable in requests_to_measure(f"IL-{first_id + 5}"):
