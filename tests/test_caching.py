@@ -4,7 +4,6 @@ import io
 import os
 import subprocess
 import sys
-from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -17,12 +16,10 @@ from django.test.utils import CaptureQueriesContext
 from cases import workflow
 from cases.models import Case, ContentVersion, Vocabulary
 from cases.routers import ReplicaRouter, _public_read
+from tests.conftest import REPO
 from tests.factories import CaseFactory, TermFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
-
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def get_counting(client, url):
