@@ -13,7 +13,7 @@ from .catalogue import (
     Vocabulary,
 )
 from .editorial import CaseTransition, CaseVersion, TermRedirect
-from .public import ContentVersion
+from .public import ContentVersion, LibraryCount
 
 __all__ = [
     "CASE_ID_RE",
@@ -27,6 +27,7 @@ __all__ = [
     "CaseTransition",
     "CaseVersion",
     "ContentVersion",
+    "LibraryCount",
     "Organisation",
     "Source",
     "Term",
