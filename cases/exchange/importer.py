@@ -217,10 +217,12 @@ class CaseImporter:
                 if dry_run:
                     raise _DryRunRollback
                 written = len(result.created) + len(result.updated)
+                if written >= ANALYZE_AFTER:
+                    # First: the library's counts are counted again next, by plans made
+                    # for the tables as they are now.
+                    refresh_planner_statistics()
                 if written:
                     public_content_changed()
-                if written >= ANALYZE_AFTER:
-                    refresh_planner_statistics()
         except _DryRunRollback:
             return result
         if written >= ANALYZE_AFTER:
