@@ -7,10 +7,11 @@ share one aggregate query.
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
-from django.db.models import F
+from django.db.models import F, Q
 from django.db.models.functions import ExtractYear
 
 from .filters import FACETS
@@ -425,6 +426,28 @@ def page_branch(ordering, offset, limit):
     )
 
 
+class OrganisationName(NamedTuple):
+    """What the list shows of an organisation: a model instance each costs more."""
+
+    pk: int
+    slug: str
+    name: str
+
+
+# Naming more organisations than this in a query (hundreds of parameters) costs more than
+# reading every one of them.
+ORGANISATIONS_BY_KEY = 50
+
+
+def organisation_names(pks, slugs):
+    """The organisations with these primary keys or slugs, as OrganisationName."""
+    rows = Organisation.objects.order_by().values_list("pk", "slug", "name")
+    if len(pks) <= ORGANISATIONS_BY_KEY:
+        rows = rows.filter(Q(pk__in=pks) | Q(slug__in=slugs))
+    slugs = set(slugs)
+    return [OrganisationName(*row) for row in rows if row[0] in pks or row[1] in slugs]
+
+
 def build_facets(filterset, terms, public_queryset, page=None):
     """The facets, the term counts within the listed cases themselves, their years, and
     (`page`: ordering, offset, limit) the keys of one page of them when a search tells
@@ -433,11 +456,9 @@ def build_facets(filterset, terms, public_queryset, page=None):
     by_vocabulary = defaultdict(list)
     for term in terms:
         by_vocabulary[term.vocabulary].append(term)
-    org_rows = Organisation.objects.filter(pk__in=counts["org"].keys())
     # Only slugs reach the database: a value with a NUL byte would be refused by PostgreSQL.
     selected_orgs = [slug for slug in filterset.selected("org") if SLUG_RE.match(slug)]
-    org_rows |= Organisation.objects.filter(slug__in=selected_orgs)
-    by_pk = {org.pk: org for org in org_rows}
+    by_pk = {org.pk: org for org in organisation_names(set(counts["org"]), selected_orgs)}
     counts["org"] = {by_pk[pk].slug: n for pk, n in counts["org"].items() if pk in by_pk}
     orgs = {org.slug: org for org in by_pk.values()}
     # Selected organisations that no case has any more still show, so they can be removed.

@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 
 from .facets import build_facets
 from .filters import FACETS, SORTS, CaseFilter
-from .models import Case, CaseStep, CaseTerm, Organisation, Term, Vocabulary
+from .models import Case, CaseStep, CaseTerm, Term, Vocabulary
 from .search import suggested_filters
 
 PAGE_SIZE = 20
@@ -171,7 +171,7 @@ def build_listing(request_data, terms=None):
 
 
 def facet_name_of(item):
-    if isinstance(item, Organisation):
+    if not isinstance(item, Term):  # an OrganisationName
         return "org"
     return next(name for name, vocabulary in FACETS.items() if vocabulary == item.vocabulary)
 

@@ -203,3 +203,20 @@ def test_changes_made_at_once_count_one_after_the_other(random_library):
     assert counts_stand()
     for query_string in ("", "component=c0"):
         assert_counts_match_counting_by_hand(query_string)
+
+
+@pytest.mark.parametrize("by_key", [50, 0])
+def test_organisations_are_named_however_they_are_read(random_library, monkeypatch, by_key):
+    """A few organisations are read by key; many, by reading them all (see
+    cases.facets.organisation_names): either way each is named, and a selected one that
+    no case has still shows, so that it can be removed."""
+    monkeypatch.setattr("cases.facets.ORGANISATIONS_BY_KEY", by_key)
+    facet = next(f for f in build_listing(QueryDict("org=o1&org=gone")).facets if f.name == "org")
+    shown = {value.slug: (value.label, value.selected) for value in facet.values}
+    assert shown == {
+        "o0": ("Org 0", False),
+        "o1": ("Org 1", True),
+        "o2": ("Org 2", False),
+        "gone": ("gone", True),
+    }
+    assert_counts_match_counting_by_hand("org=o1&component=c0")
