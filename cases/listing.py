@@ -2,15 +2,10 @@
 
 from dataclasses import dataclass, field
 
-from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Prefetch
-from django.template.loader import render_to_string
-from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from .caching import PAGE_TIMEOUT, public_version
 from .facets import build_facets
 from .filters import FACETS, SORTS, CaseFilter
 from .models import Case, CaseStep, CaseTerm, Term, Vocabulary
@@ -58,31 +53,6 @@ def cards(pks, terms):
         for case_term in case.case_terms.all():
             case_term.term = term_by_pk[case_term.term_id]
     return page
-
-
-def rendered_cards(pks, terms, request):
-    """The cards of one page of the list, as HTML, in its order.
-
-    A case shows on many lists (every filter it matches, either order, both languages), so
-    each card is kept in the cache like a page, under the version of the public content:
-    a list the page cache has not seen reads and renders only the cards no list has shown
-    since the last change.
-    """
-    version, language = public_version(), get_language()
-    keys = {pk: f"public-card:{version}:{language}:{pk}" for pk in pks}
-    found = cache.get_many(list(keys.values()))
-    missing = [pk for pk in pks if keys[pk] not in found]
-    if missing:
-        fresh = {
-            keys[case.pk]: render_to_string(
-                "cases/partials.html#case_card", {"case": case, "collapse": True}, request
-            )
-            for case in cards(missing, terms)
-        }
-        cache.set_many(fresh, PAGE_TIMEOUT)
-        found.update(fresh)
-    # Our own templates' output, escaped as they rendered it.
-    return [mark_safe(found[keys[pk]]) for pk in pks if keys[pk] in found]
 
 
 @dataclass
@@ -168,8 +138,7 @@ def build_listing(request_data, terms=None):
     page = paginator.get_page(request_data.get("page"))
     if page_keys is None or page.number != asked:  # no search, or a page out of range
         page_keys = list(page.object_list)
-    # Keys only: the cards are the page's to read and render (rendered_cards).
-    page.object_list = page_keys
+    page.object_list = cards(page_keys, terms)
 
     for facet in facets:
         unknown = [

@@ -15,14 +15,7 @@ from .caching import cache_public_page
 from .exchange.serialize import case_to_exchange
 from .filters import FACETS, public_terms
 from .graph import build_graph, graph_tab
-from .listing import (
-    PAGE_SIZE,
-    build_listing,
-    filtered_cases,
-    rendered_cards,
-    sorted_cases,
-    with_card_data,
-)
+from .listing import PAGE_SIZE, build_listing, filtered_cases, sorted_cases, with_card_data
 from .models import SLUG_RE, Case, CaseRelation, CaseTerm, TermRedirect
 from .search import uses_search_index
 
@@ -53,12 +46,7 @@ def case_list(request):
     if redirected := merged_term_redirect(request, terms):
         return redirected
     listing = build_listing(request.GET, terms)
-    cards = rendered_cards(listing.page.object_list, terms, request)
-    return render(
-        request,
-        "cases/case_list.html",
-        {"listing": listing, "page": listing.page, "cards": cards},
-    )
+    return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
 
 
 def merged_term_redirect(request, terms):

@@ -42,45 +42,6 @@ def test_anonymous_pages_are_served_from_the_cache(client):
         assert client.get(url)["X-Cache"] == "hit", url
 
 
-def case_queries(queries):
-    """The queries that read whole cases for their cards."""
-    return [
-        sql
-        for sql in queries
-        if sql.startswith('SELECT "cases_case"."id", "cases_case"."public_id"')
-    ]
-
-
-def test_a_card_any_list_has_shown_is_neither_read_nor_rendered_again(client):
-    term = TermFactory(vocabulary=Vocabulary.COMPONENT, slug="dns")
-    for n in range(3):
-        CaseFactory(public_id=f"IL-000{n}", with_terms=[term])
-    _first, first_queries = get_counting(client, "/en/cases/")
-    # Another list of the same cases: a page the cache has not seen, with cards it has.
-    shown, shown_queries = get_counting(client, "/en/cases/?component=dns")
-    assert shown["X-Cache"] == "miss"
-    assert case_queries(first_queries) and not case_queries(shown_queries)
-    assert len(shown_queries) < len(first_queries)
-    caches["default"].clear()
-    rendered = client.get("/en/cases/?component=dns")
-    assert shown.content == rendered.content
-    # Each language has cards of its own.
-    korean = client.get("/ko/cases/?component=dns").content.decode()
-    assert "사례" in korean and "Case number" not in korean
-
-
-def test_a_change_renders_the_cards_again(client):
-    editor, reviewer = UserFactory(role="editor"), UserFactory(role="reviewer")
-    case = CaseFactory(public_id="IL-0002", title_en="Before review")
-    assert "Before review" in client.get("/en/cases/").content.decode()
-    copy = workflow.case_start_revision(case=case, user=editor)
-    Case.objects.filter(pk=copy.pk).update(title_en="After review", last_edited_by=editor)
-    workflow.case_submit(case=copy, user=editor)
-    workflow.case_approve(case=copy, user=reviewer)
-    # A list the cache has not seen, showing the card the list above had rendered.
-    assert "After review" in client.get("/en/cases/?sort=oldest").content.decode()
-
-
 def test_staff_always_see_the_database(client):
     CaseFactory(public_id="IL-0001")
     client.force_login(UserFactory(role="editor"))

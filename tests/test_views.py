@@ -32,7 +32,7 @@ def text_of(response):
 
 
 def listed_ids(response):
-    return re.findall(r'<li class="case-card" id="([^"]+)"', response.content.decode())
+    return [case.public_id for case in response.context["page"].object_list]
 
 
 @pytest.fixture
