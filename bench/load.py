@@ -235,6 +235,13 @@ def server_version(database_url):
         return connection.execute("SHOW server_version").fetchone()[0]
 
 
+def page_cache():
+    """Where the workers keep their pages: it decides how often a page is rendered."""
+    if os.environ.get("REDIS_URL"):
+        return "the page cache in Redis, shared by the workers"
+    return "each worker with its own in-memory page cache"
+
+
 def report(result, *, cases, workers, options, mix, distinct, version):
     seconds = result["duration_us"] / 1e6
     socket_errors = sum(
@@ -250,7 +257,7 @@ def report(result, *, cases, workers, options, mix, distinct, version):
         "",
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `make load` on {machine()}. "
         f"PostgreSQL {version}, {cases:,} cases. gunicorn with {workers} sync workers "
-        "(`incidentlib.settings.bench`, each worker with its own in-memory page cache) on "
+        f"(`incidentlib.settings.bench`, {page_cache()}) on "
         f"127.0.0.1; wrk with {options.threads} threads and {options.connections} connections "
         f"for {seconds:.0f} s over loopback, no warm-up.",
         "",
