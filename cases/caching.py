@@ -16,7 +16,7 @@ import hashlib
 from contextvars import ContextVar
 
 from django.core.cache import cache
-from django.db import InterfaceError, OperationalError, router, transaction
+from django.db import InterfaceError, OperationalError, router
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import quote_etag
@@ -57,16 +57,8 @@ def public_content_changed():
     """Call in the transaction that changes what the public sees, after its other
     writes: the new version is visible exactly when the change is, and its row stays
     locked until the commit (taken last, two changes cannot deadlock over it).
-
-    The library's counts are counted again under that lock: one change at a time, each
-    seeing every change committed before it (PostgreSQL's default, read committed).
     """
-    from .facets import refresh_library_counts  # facets -> filters -> caching
-
-    using = router.db_for_write(ContentVersion)
-    with transaction.atomic(using=using):
-        ContentVersion.bump(using)
-        refresh_library_counts(using)
+    ContentVersion.bump(router.db_for_write(ContentVersion))
 
 
 def cache_public_page(view):

@@ -10,6 +10,7 @@ from django import forms
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
+from django.http import QueryDict
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -66,17 +67,21 @@ class SlugListFilter(django_filters.Filter):
         self.vocabulary = vocabulary
         super().__init__(*args, **kwargs)
 
+    def term_ids(self, value):
+        """The terms of this filter's vocabulary that `value` (slugs) names."""
+        return [
+            term.pk
+            for term in self.parent.terms
+            if term.vocabulary == self.vocabulary and term.slug in value
+        ]
+
     def filter(self, qs, value):
         if not value:
             return qs
         if self.vocabulary:
             # By id, not by a join on the slug: PostgreSQL then knows from its statistics
             # how many cases a term has, and plans a common term differently from a rare one.
-            ids = [
-                term.pk
-                for term in self.parent.terms
-                if term.vocabulary == self.vocabulary and term.slug in value
-            ]
+            ids = self.term_ids(value)
             if self.vocabulary == Vocabulary.ROOT_CAUSE:
                 return qs.filter(root_cause_id__in=ids)
             return qs.filter(pk__in=CaseTerm.objects.filter(term_id__in=ids).values("case_id"))
@@ -175,4 +180,12 @@ class CaseFilter(django_filters.FilterSet):
         """The same filters minus one facet: a facet's own counts ignore its selection."""
         data = self.data.copy()
         data.pop(name, None)
+        return type(self)(data, queryset=self.queryset, terms=self.terms)
+
+    def only(self, names):
+        """The same filters, but only those named."""
+        data = QueryDict(mutable=True)
+        for name in names:
+            if name in self.data:
+                data.setlist(name, self.data.getlist(name))
         return type(self)(data, queryset=self.queryset, terms=self.terms)

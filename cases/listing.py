@@ -136,7 +136,7 @@ def build_listing(request_data, terms=None):
     # The year counts add up to the number of cases: one query less than a COUNT(*).
     paginator.count = sum(count for _year, count in by_year)
     page = paginator.get_page(request_data.get("page"))
-    if page_keys is None or page.number != asked:  # no search, or a page out of range
+    if page_keys is None or page.number != asked:  # no search or dates, or out of range
         page_keys = list(page.object_list)
     page.object_list = cards(page_keys, terms)
 

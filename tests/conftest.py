@@ -36,3 +36,11 @@ def write_json(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture(autouse=True)
+def fresh_facet_index():
+    """Each test builds its own facet index: a rolled-back database reuses version numbers."""
+    from cases.facet_index import forget
+
+    forget()

@@ -2,20 +2,19 @@
 
 import datetime
 import random
-import threading
-import time
 from collections import Counter
 
 import pytest
-from django.db import connection, transaction
-from django.db.models import F
+from django.db import connection
 from django.http import QueryDict
+from django.test.utils import CaptureQueriesContext
 
 from cases import workflow
 from cases.caching import public_content_changed
+from cases.facet_index import forget
 from cases.filters import FACETS
-from cases.listing import build_listing
-from cases.models import Case, ContentVersion, LibraryCount, Term, Vocabulary
+from cases.listing import build_listing, sorted_cases
+from cases.models import Case, CaseTerm, Term, Vocabulary
 from cases.search import refresh_search_text
 from tests.factories import CaseFactory, OrganisationFactory, TermFactory, UserFactory
 
@@ -32,10 +31,14 @@ QUERIES = [
     "from=2021-01-01&to=2023-12-31&component=c2",
     "q=alpha",
     "q=alpha&component=c0",
-    # Matches most of the library: PostgreSQL counts its terms as the library's less
-    # those of the cases that do not match (cases.facets.term_branches).
     "q=outage",
     "q=outage&symptom=s0",
+    "q=outage&from=2020-06-01&org=o2&org=o0",
+    "from=2022-01-01",
+    "component=c0&component=gone",
+    "component=gone",
+    "org=gone&severity=high",
+    "q=nothing-has-this",
 ]
 
 
@@ -102,22 +105,6 @@ def matches(case, query, skip=None):
     return not query.get("q") or query["q"] in case.search_text
 
 
-def counts_stand():
-    version = ContentVersion.objects.get()
-    return version.counted == version.number
-
-
-@pytest.fixture(params=["counted", "kept"])
-def library_counts(request, random_library):
-    """The library's counts counted by each request, or kept (LibraryCount) as after a change."""
-    if request.param == "kept":
-        public_content_changed()
-        assert counts_stand() and LibraryCount.objects.exists()
-    else:
-        assert not counts_stand()
-    return request.param
-
-
 def assert_counts_match_counting_by_hand(query_string):
     query = QueryDict(query_string)
     listing = build_listing(query)
@@ -138,71 +125,63 @@ def assert_counts_match_counting_by_hand(query_string):
     assert {c["label"]: c["count"] for c in chart["columns"]} == dict(years)
 
 
+def assert_page_is_in_order(query_string, number):
+    """The page shows the cases its filters select, in the list's order (SQL's own)."""
+    query = QueryDict(query_string, mutable=True)
+    query["page"] = str(number)
+    listing = build_listing(query)
+    ordered = sorted_cases(listing.filterset, listing.filterset.qs)
+    start = (listing.page.number - 1) * 20  # past the last page, the last page
+    expected = list(ordered.values_list("public_id", flat=True))[start : start + 20]
+    assert [case.public_id for case in listing.page.object_list] == expected
+    return expected
+
+
 @pytest.mark.parametrize("query_string", QUERIES)
-def test_facet_counts_match_counting_by_hand(library_counts, query_string):
+def test_facet_counts_match_counting_by_hand(random_library, query_string):
     assert_counts_match_counting_by_hand(query_string)
 
 
-def test_kept_counts_follow_every_change(random_library):
-    public_content_changed()
+@pytest.mark.parametrize("query_string", QUERIES)
+def test_pages_hold_their_cases_in_order(random_library, query_string):
+    first = assert_page_is_in_order(query_string, 1)
+    assert_page_is_in_order(query_string, 2)
+    assert_page_is_in_order(query_string + "&sort=oldest", 1)
+    if not query_string:
+        assert len(first) == 20  # the library has a second page: it is checked too
+
+
+def test_counts_follow_every_change(random_library):
+    assert_counts_match_counting_by_hand("")  # the index is built here
     reviewer = UserFactory(role="reviewer")
     published = Case.objects.published().order_by("public_id")
     workflow.case_withdraw(case=published[0], user=reviewer, note="Retracted.")
     draft = Case.objects.filter(status=Case.Status.DRAFT).order_by("public_id").first()
     Case.objects.filter(pk=draft.pk).update(status=Case.Status.IN_REVIEW)
     workflow.case_approve(case=Case.objects.get(pk=draft.pk), user=reviewer)
-    assert counts_stand()
-    for query_string in ("", "component=c0", "q=outage"):
+    for query_string in ("", "component=c0", "q=outage", "q=outage&component=c0"):
         assert_counts_match_counting_by_hand(query_string)
 
 
-def test_the_list_uses_kept_counts_only_while_they_stand(random_library):
-    public_content_changed()
+def test_the_facet_index_is_built_once_per_change(random_library):
+    def listing_queries():
+        with CaptureQueriesContext(connection) as queries:
+            build_listing(QueryDict("component=c0"))
+        return len(queries)
+
+    listing_queries()
+    built = listing_queries()
+    forget()
+    assert listing_queries() == built + 2  # the cases and their values; organisations' slugs
+    assert listing_queries() == built
+    # A change made outside the workflow is not seen until the version moves.
     term = Term.objects.get(slug="c0")
-    LibraryCount.objects.filter(kind="term", key=str(term.pk)).update(count=999)
-
-    def shown():
-        facet = next(f for f in build_listing(QueryDict("")).facets if f.name == "component")
-        return next(value.count for value in facet.values if value.slug == "c0")
-
-    assert shown() == 999  # they are read, not counted again
-    # A change the counts did not follow (say, made outside the workflow) moves the version.
-    ContentVersion.objects.update(number=F("number") + 1)
-    assert shown() == Case.objects.published().filter(terms=term).count()
-
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="concurrent transactions")
-def test_changes_made_at_once_count_one_after_the_other(random_library):
-    """A second change waits for the first to commit, then counts it too: no count lost
-    to a stale snapshot, and no row counted twice."""
-    reviewer = UserFactory(role="reviewer")
-    first, second = Case.objects.published().order_by("public_id")[:2]
-    errors = []
-
-    def withdraw(case, hold):
-        try:
-            with transaction.atomic():
-                workflow.case_withdraw(case=case, user=reviewer, note="Retracted.")
-                time.sleep(hold)
-        except Exception as error:  # reported below, in the test's own thread
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [
-        threading.Thread(target=withdraw, args=(first, 0.5)),
-        threading.Thread(target=withdraw, args=(second, 0)),
-    ]
-    threads[0].start()
-    time.sleep(0.2)  # the first holds the version's lock now
-    threads[1].start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
-    assert counts_stand()
-    for query_string in ("", "component=c0"):
-        assert_counts_match_counting_by_hand(query_string)
+    case = Case.objects.published().exclude(terms=term).first()
+    CaseTerm.objects.create(case=case, term=term, position=99)
+    assert listing_queries() == built
+    public_content_changed()
+    assert listing_queries() > built
+    assert_counts_match_counting_by_hand("component=c0")
 
 
 @pytest.mark.parametrize("by_key", [50, 0])

@@ -218,8 +218,6 @@ class CaseImporter:
                     raise _DryRunRollback
                 written = len(result.created) + len(result.updated)
                 if written >= ANALYZE_AFTER:
-                    # First: the library's counts are counted again next, by plans made
-                    # for the tables as they are now.
                     refresh_planner_statistics()
                 if written:
                     public_content_changed()

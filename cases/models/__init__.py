@@ -13,7 +13,7 @@ from .catalogue import (
     Vocabulary,
 )
 from .editorial import CaseTransition, CaseVersion, TermRedirect
-from .public import ContentVersion, LibraryCount
+from .public import ContentVersion
 
 __all__ = [
     "CASE_ID_RE",
@@ -27,7 +27,6 @@ __all__ = [
     "CaseTransition",
     "CaseVersion",
     "ContentVersion",
-    "LibraryCount",
     "Organisation",
     "Source",
     "Term",

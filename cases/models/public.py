@@ -1,5 +1,5 @@
-"""The version of what the public sees, which keys every cached public page, and the
-counts of the whole public library, kept up to date with it."""
+"""The version of what the public sees, which keys every cached public page and each
+process's facet index (cases.facet_index)."""
 
 from django.db import connections, models
 from django.db.models import F
@@ -16,8 +16,6 @@ class ContentVersion(models.Model):
     ROW = 1
 
     number = models.PositiveBigIntegerField(default=0)
-    # The version LibraryCount was counted at: its counts stand only while this is `number`.
-    counted = models.PositiveBigIntegerField(default=0)
 
     class Meta:
         constraints = [models.CheckConstraint(condition=models.Q(pk=1), name="one_content_version")]
@@ -41,32 +39,3 @@ class ContentVersion(models.Model):
             # A database emptied since its migration made the row (tests flush tables).
             cls.objects.using(using).get_or_create(pk=cls.ROW)
             rows.update(number=F("number") + 1)
-
-    @classmethod
-    def counts_stand_sql(cls):
-        """SQL that is true while LibraryCount holds the counts of the current version."""
-        return (
-            f"COALESCE((SELECT counted = number FROM {cls._meta.db_table} "
-            f"WHERE id = {int(cls.ROW)}), FALSE)"
-        )
-
-
-class LibraryCount(models.Model):
-    """How many public cases each term, organisation, cause, year and severity has.
-
-    The unfiltered list shows these counts, and every facet a reader has not narrowed by
-    anything else: counted afresh, they read every public case's terms (about 100 ms at
-    100,000 cases). They are counted again with every change the public can see
-    (cases.facets.refresh_library_counts), and used only while ContentVersion.counted says
-    they are of the current version; otherwise the list counts the library itself.
-    """
-
-    kind = models.CharField(max_length=10)  # "term" or one of cases.facets.COLUMN_KINDS
-    key = models.CharField(max_length=40)  # a term's or organisation's id, a year, a severity
-    count = models.PositiveIntegerField()
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["kind", "key"], name="one_count_per_key")]
-
-    def __str__(self):
-        return f"{self.kind} {self.key}: {self.count}"
