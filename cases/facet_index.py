@@ -90,9 +90,7 @@ def build(using, version):
         .query.sql_with_params()
     )
     connection = connections[using]
-    # Keys as one array per value (PostgreSQL's arrive as lists of ints, read in C), else
-    # as text, joined by commas.
-    aggregate = "array_agg({})" if connection.vendor == "postgresql" else "group_concat({}, ',')"
+    aggregate = keys_aggregate(connection)
     branches = [f"SELECT 'case', NULL, {aggregate.format('id')} FROM p"]
     branches += [
         f"SELECT '{kind}', CAST({column} AS TEXT), {aggregate.format('id')} FROM p "
@@ -125,6 +123,12 @@ def build(using, version):
 
 
 COLUMNS = {"org": "org_id", "cause": "root_cause_id", "year": "year", "severity": "severity"}
+
+
+def keys_aggregate(connection):
+    """SQL that gathers a column's keys into one value, which `numbers` reads back: on
+    PostgreSQL an array (read in C, as a list), elsewhere text joined by commas."""
+    return "array_agg({})" if connection.vendor == "postgresql" else "group_concat({}, ',')"
 
 
 def numbers(joined):

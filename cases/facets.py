@@ -14,7 +14,7 @@ from django.db import connections
 from django.db.models import Q
 
 from .caching import public_version
-from .facet_index import facet_index
+from .facet_index import facet_index, keys_aggregate, numbers
 from .filters import FACETS
 from .models import SLUG_RE, Case, Organisation, Vocabulary
 
@@ -89,8 +89,7 @@ def facet_counts(filterset, terms, public_queryset, page=None):
     groups.setdefault(full_key, [])
     filtersets[full_key] = filterset
 
-    using = public_queryset.db
-    index = facet_index(using, public_version())
+    index = current_facet_index(public_queryset.db)
     narrowed, page_keys = searched_and_dated(filterset, index, page)
     terms_by_pk = {term.pk: term for term in terms}
     counts = {name: {} for name in FACETS}
@@ -135,6 +134,19 @@ def facet_counts(filterset, terms, public_queryset, page=None):
 COLUMN_KINDS = ("org", "cause", "year", "severity")
 
 
+def current_facet_index(using):
+    """The facet index of the public content this request reads (see cases.caching)."""
+    return facet_index(using, public_version())
+
+
+def listed_cases(filterset, index):
+    """The cases a filterset lists, as a set of the index."""
+    if not filterset.is_valid():
+        return 0
+    narrowed, _page = searched_and_dated(filterset, index, None)
+    return faceted(filterset, index, narrowed)
+
+
 def faceted(filterset, index, narrowed):
     """The cases among `narrowed` (a set of the index) that a valid filterset's facets
     select: values of one facet are OR, facets are AND, as in cases.filters."""
@@ -174,7 +186,10 @@ def searched_and_dated(filterset, index, page):
         sql, params = narrowed.qs.order_by().values("id", *columns).query.sql_with_params()
     except EmptyResultSet:  # nothing can match
         return 0, None
-    query, query_params = "SELECT 0, id FROM f", []
+    connection = connections[narrowed.qs.db]
+    # The matches' keys in one row, not one row each (a third of the time at 100,000).
+    query = f"SELECT 0, {keys_aggregate(connection).format('id')}, NULL FROM f"
+    query_params = []
     if page:
         condition, condition_params = "TRUE", []
         if any(filterset.selected(name) for name in FACETS):
@@ -187,12 +202,12 @@ def searched_and_dated(filterset, index, page):
         page_sql, page_params = page_branch(*page, condition, condition_params)
         query = f"{query} UNION ALL {page_sql}"
         query_params = page_params
-    with connections[narrowed.qs.db].cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(f"WITH f AS MATERIALIZED ({sql}) {query}", [*params, *query_params])
         rows = cursor.fetchall()
-    page_rows = sorted((n, pk) for n, pk in rows if n)
-    matched = index.cases(pk for n, pk in rows if not n)
-    return matched, ([pk for _n, pk in page_rows] if page else None)
+    matched = index.cases(numbers(next(keys for n, keys, _pk in rows if not n)))
+    page_keys = [pk for n, _keys, pk in sorted(row for row in rows if row[0])] if page else None
+    return matched, page_keys
 
 
 def page_branch(ordering, offset, limit, condition, params):
@@ -202,7 +217,7 @@ def page_branch(ordering, offset, limit, condition, params):
     )
     # Integers of our own, so they may be written into the query.
     return (
-        f"SELECT ROW_NUMBER() OVER (ORDER BY {order}), id FROM "
+        f"SELECT ROW_NUMBER() OVER (ORDER BY {order}), NULL, id FROM "
         f"(SELECT * FROM f WHERE {condition} ORDER BY {order} "
         f"LIMIT {int(limit)} OFFSET {int(offset)}) AS p",
         list(params),

@@ -1,12 +1,15 @@
-"""The graph of the filtered cases, aggregated in the database.
+"""The graph of the filtered cases.
 
 For a vocabulary tab, the nodes are that vocabulary's terms found in the filtered cases,
 sized by their number of cases, and the terms of the other vocabularies they co-occur
 with; an edge's weight is the number of cases two terms share. For the case tab, the
 nodes are cases and an edge's weight is the number of terms two cases share.
 
-Every count is a GROUP BY in the database, in a fixed number of queries whatever the
-number of cases; only the strongest nodes and edges are kept, and the rest is counted.
+A term tab counts from the facet index (cases.facet_index): a pair's shared cases are
+the AND of two terms' sets, a few milliseconds for every pair at 100,000 cases. The case
+tab's counts are GROUP BYs over its sixty cases. Either way the number of queries is fixed
+whatever the number of cases; only the strongest nodes and edges are kept, and the rest
+is counted.
 """
 
 from collections import defaultdict
@@ -16,8 +19,9 @@ from django.db.models import Count, F
 from django.urls import reverse
 from django.utils.translation import get_language
 
+from .facets import current_facet_index, listed_cases
 from .filters import FACETS
-from .models import Case, CaseTerm, Term, Vocabulary
+from .models import CaseTerm, Term, Vocabulary
 
 TERM_TABS = ["cause", "component", "symptom", "contributing"]
 TABS = TERM_TABS + ["case"]
@@ -80,84 +84,39 @@ def filtered_url(query, facet, slug):
     return f"{reverse('cases:list')}?{data.urlencode()}" if data else reverse("cases:list")
 
 
-def term_counts(case_ids):
-    """{(vocabulary, term id): number of filtered cases} for the graph's vocabularies."""
-    counts = {}
-    rows = (
-        CaseTerm.objects.filter(case__in=case_ids, term__vocabulary__in=GRAPH_VOCABULARIES)
-        .order_by()
-        .values("term_id", "term__vocabulary")
-        .annotate(n=Count("case_id"))
-    )
-    for row in rows:
-        counts[(row["term__vocabulary"], row["term_id"])] = row["n"]
-    causes = (
-        Case.objects.filter(pk__in=case_ids, root_cause__isnull=False)
-        .order_by()
-        .values("root_cause_id")
-        .annotate(n=Count("pk"))
-    )
-    for row in causes:
-        counts[(Vocabulary.ROOT_CAUSE.value, row["root_cause_id"])] = row["n"]
-    return counts
+def term_sets(filterset, cases):
+    """{(vocabulary, term id): the listed cases with that term, as a set of the facet
+    index} for the graph's vocabularies, leaving out terms no listed case has."""
+    index = current_facet_index(cases.db)
+    listed = listed_cases(filterset, index)
+    sets = {}
+    for term in filterset.terms:
+        if term.vocabulary not in GRAPH_VOCABULARIES:
+            continue
+        kind = "cause" if term.vocabulary == Vocabulary.ROOT_CAUSE else "term"
+        if found := index.sets[kind].get(term.pk, 0) & listed:
+            sets[(term.vocabulary, term.pk)] = found
+    return sets
 
 
-def co_occurrences(case_ids, vocabulary):
+def co_occurrences(sets, vocabulary):
     """{((vocabulary, term), (vocabulary, term)): shared cases} between the tab's terms
     and every other graph vocabulary's terms."""
-    pairs = defaultdict(int)
-    others = [v for v in GRAPH_VOCABULARIES if v != vocabulary and v != Vocabulary.ROOT_CAUSE]
-    if vocabulary == Vocabulary.ROOT_CAUSE:
-        rows = (
-            CaseTerm.objects.filter(
-                case__in=case_ids, case__root_cause__isnull=False, term__vocabulary__in=others
-            )
-            .order_by()
-            .values("term_id", "term__vocabulary", cause=F("case__root_cause_id"))
-            .annotate(n=Count("case_id"))
-        )
-        for row in rows:
-            pairs[((vocabulary, row["cause"]), (row["term__vocabulary"], row["term_id"]))] += row[
-                "n"
-            ]
-        return pairs
-    # Term to term: CaseTerm joined to itself through the case.
-    rows = (
-        CaseTerm.objects.filter(
-            case__in=case_ids,
-            term__vocabulary=vocabulary,
-            case__case_terms__term__vocabulary__in=others,
-        )
-        .order_by()
-        .values(
-            "term_id",
-            other=F("case__case_terms__term_id"),
-            other_vocabulary=F("case__case_terms__term__vocabulary"),
-        )
-        .annotate(n=Count("case_id"))
-    )
-    for row in rows:
-        pairs[((vocabulary, row["term_id"]), (row["other_vocabulary"], row["other"]))] += row["n"]
-    causes = (
-        CaseTerm.objects.filter(
-            case__in=case_ids, term__vocabulary=vocabulary, case__root_cause__isnull=False
-        )
-        .order_by()
-        .values("term_id", cause=F("case__root_cause_id"))
-        .annotate(n=Count("case_id"))
-    )
-    for row in causes:
-        pairs[((vocabulary, row["term_id"]), (Vocabulary.ROOT_CAUSE.value, row["cause"]))] += row[
-            "n"
-        ]
+    own = [(key, cases) for key, cases in sets.items() if key[0] == vocabulary]
+    others = [(key, cases) for key, cases in sets.items() if key[0] != vocabulary]
+    pairs = {}
+    for a, a_cases in own:
+        for b, b_cases in others:
+            if shared := (a_cases & b_cases).bit_count():
+                pairs[(a, b)] = shared
     return pairs
 
 
-def term_graph(tab, cases, query):
+def term_graph(tab, filterset, cases, query):
     vocabulary = FACETS[tab]
-    case_ids = cases.order_by().values("pk")
-    counts = term_counts(case_ids)
-    pairs = co_occurrences(case_ids, vocabulary)
+    sets = term_sets(filterset, cases)
+    counts = {key: found.bit_count() for key, found in sets.items()}
+    pairs = co_occurrences(sets, vocabulary)
 
     own = sorted(
         (key for key in counts if key[0] == vocabulary), key=lambda key: (-counts[key], key[1])
@@ -263,10 +222,10 @@ def case_graph(cases, query):
     )
 
 
-def build_graph(tab, cases, query):
+def build_graph(tab, filterset, cases, query):
     if tab == "case":
         return case_graph(cases, query)
-    return term_graph(tab, cases, query)
+    return term_graph(tab, filterset, cases, query)
 
 
 def graph_tab(value):

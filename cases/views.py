@@ -260,7 +260,7 @@ def case_detail_json(request, public_id):
 def graph(request):
     tab = graph_tab(request.GET.get("tab"))
     filterset, cases, notices = filtered_cases(request.GET)
-    data = build_graph(tab, cases, request.GET)
+    data = build_graph(tab, filterset, cases, request.GET)
     query = request.GET.copy()
     query.pop("tab", None)
     context = {
@@ -280,7 +280,7 @@ def graph(request):
 @uses_search_index
 def graph_json(request):
     tab = graph_tab(request.GET.get("tab"))
-    _filterset, cases, notices = filtered_cases(request.GET)
-    data = build_graph(tab, cases, request.GET).as_json()
+    filterset, cases, notices = filtered_cases(request.GET)
+    data = build_graph(tab, filterset, cases, request.GET).as_json()
     data["notices"] = [str(notice) for notice in notices]
     return JsonResponse(data, json_dumps_params={"ensure_ascii": False})
