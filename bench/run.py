@@ -122,11 +122,14 @@ def calibration():
     return f"Python adds {2 / best:.0f} million numbers a second on one core"
 
 
-def measure(client, url, repeat, *, cold):
-    """(median ms, 95th percentile ms, queries) for one address."""
+def measure(client, url, repeat, *, cold, changed=False):
+    """(median ms, 95th percentile ms, queries) for one address; `changed`: each request
+    the first after a change to the public content (which moves its version)."""
     from django.core.cache import cache
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
+
+    from cases.caching import public_content_changed
 
     times = []
     if not cold:
@@ -134,6 +137,8 @@ def measure(client, url, repeat, *, cold):
     for _ in range(repeat):
         if cold:
             cache.clear()
+        if changed:
+            public_content_changed()
         started = time.perf_counter()
         response = client.get(url)
         times.append((time.perf_counter() - started) * 1000)
@@ -141,6 +146,8 @@ def measure(client, url, repeat, *, cold):
             raise SystemExit(f"{url} answered {response.status_code}")
     if cold:
         cache.clear()
+    if changed:
+        public_content_changed()
     with CaptureQueriesContext(connection) as queries:
         client.get(url)
     times.sort()
@@ -168,6 +175,12 @@ def requests_to_measure(sample_id):
         ("graph JSON", "/en/graph.json?tab=component", True),
     ]
 
+
+# Each process counts facets from an index of the public content that it builds again on
+# its first list after every change (cases.facet_index): what that first list costs.
+AFTER_A_CHANGE = [
+    ("list, unfiltered, first after a change (builds the facet index)", "/en/cases/"),
+]
 
 AFTER_IMPORT = [
     ("list, unfiltered, just after the import", "/en/cases/"),
@@ -231,6 +244,10 @@ def main():
             warm = measure(client, path, options.repeat, cold=False) if cacheable else None
             rows.append((size, label, cold, warm))
             print(f"{size:>7} {label:<28} cold {cold[0]:7.1f} ms", file=sys.stderr)
+        for label, path in AFTER_A_CHANGE:
+            cold = measure(client, path, options.repeat, cold=True, changed=True)
+            rows.append((size, label, cold, None))
+            print(f"{size:>7} {label:<28} cold {cold[0]:7.1f} ms", file=sys.stderr)
 
     with tempfile.TemporaryDirectory() as folder:
         file = Path(folder) / "import.jsonl"
@@ -269,6 +286,9 @@ def main():
         f"Database: {engine}. Python {platform.python_version()}. Each figure is over "
         f"{options.repeat} requests through the whole Django stack in one process (no network).",
         "Cold: the page cache emptied before every request. Warm: served from the page cache.",
+        "The process's facet index (cases.facet_index) is built by its first list after each "
+        'change and then kept: cold figures are with it built; the rows "first after a '
+        'change" include building it.',
         "",
         "| cases | request | cold median ms | cold p95 ms | queries "
         "| warm median ms | warm p95 ms |",
