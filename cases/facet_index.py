@@ -7,9 +7,11 @@ count this way.
 
 An index holds one version of the public content (ContentVersion). A request that reads
 a newer version builds the index again, from two queries: at 100,000 cases 0.55 to 0.8 s
-on a two-core machine, once per process after each change. Bit n of a set stands for the case whose
-primary key is n: a set takes a bit for every key up to the largest (12.5 kB at 100,000),
-which spares a mapping of keys to bits, whose upkeep cost more than the sets.
+on a two-core machine, once per process after each change.
+
+Bit n of a set stands for the case whose primary key is n: a set takes a bit for every
+key up to the largest (12.5 kB at 100,000). A mapping of keys to dense bits would keep
+sets small however sparse the keys, but building it cost more than the sets themselves.
 """
 
 import threading
@@ -24,6 +26,8 @@ from .models import Case, CaseTerm, Organisation
 # ("term" for the vocabularies a case has many of, "cause" for its one root cause), an
 # organisation's primary key, a year, a severity.
 KINDS = ("term", "org", "cause", "year", "severity")
+# The kinds a case has one of, from its own columns.
+COLUMNS = {"org": "org_id", "cause": "root_cause_id", "year": "year", "severity": "severity"}
 
 
 def bit_set(pks):
@@ -120,9 +124,6 @@ def build(using, version):
     library = {kind: {key: s.bit_count() for key, s in sets[kind].items()} for kind in KINDS}
     organisation = dict(Organisation.objects.using(using).values_list("slug", "pk"))
     return FacetIndex(version, public, sets, library, organisation)
-
-
-COLUMNS = {"org": "org_id", "cause": "root_cause_id", "year": "year", "severity": "severity"}
 
 
 def keys_aggregate(connection):

@@ -14,7 +14,7 @@ from django.db import connections
 from django.db.models import Q
 
 from .caching import public_version
-from .facet_index import facet_index, keys_aggregate, numbers
+from .facet_index import COLUMNS, facet_index, keys_aggregate, numbers
 from .filters import FACETS
 from .models import SLUG_RE, Case, Organisation, Vocabulary
 
@@ -103,7 +103,7 @@ def facet_counts(filterset, terms, public_queryset, page=None):
             vocabularies = {FACETS[n] for n in names} - {None, Vocabulary.ROOT_CAUSE}
             group = index.counts(
                 selection,
-                kinds=(["term"] if vocabularies else []) + [n for n in names if n in COLUMN_KINDS],
+                kinds=(["term"] if vocabularies else []) + [n for n in names if n in COLUMNS],
                 term_ids={t.pk for t in terms if t.vocabulary in vocabularies},
             )
         for name in names:
@@ -129,9 +129,6 @@ def facet_counts(filterset, terms, public_queryset, page=None):
                     within[(Vocabulary.ROOT_CAUSE, terms_by_pk[pk].slug)] = n
             years = sorted((str(year), n) for year, n in group["year"].items())
     return counts, within, years, page_keys
-
-
-COLUMN_KINDS = ("org", "cause", "year", "severity")
 
 
 def current_facet_index(using):
