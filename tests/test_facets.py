@@ -8,6 +8,8 @@ import pytest
 from django.db import connection
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cases import workflow
 from cases.caching import public_content_changed
@@ -149,6 +151,41 @@ def test_pages_hold_their_cases_in_order(random_library, query_string):
     assert_page_is_in_order(query_string + "&sort=oldest", 1)
     if not query_string:
         assert len(first) == 20  # the library has a second page: it is checked too
+
+
+def any_of(name, values):
+    return st.lists(st.sampled_from(values), max_size=2, unique=True).map(
+        lambda chosen: [(name, value) for value in chosen]
+    )
+
+
+# Any mix of filters over the random library: values that exist and one that does not,
+# dates, searches broad and narrow. The library is only read, so examples may share it.
+filter_mixes = st.tuples(
+    any_of("component", ["c0", "c1", "c2", "c3", "gone"]),
+    any_of("symptom", ["s0", "s1", "s2"]),
+    any_of("contributing", ["f0", "f1"]),
+    any_of("domain", ["d0", "d1"]),
+    any_of("cause", ["r0", "r1", "r2"]),
+    any_of("org", ["o0", "o1", "o2"]),
+    any_of("severity", ["low", "high", "critical"]),
+    any_of("from", ["2020-06-01"]),
+    any_of("to", ["2023-12-31"]),
+    st.sampled_from([[], [("q", "outage")], [("q", "alpha")], [("q", "gamma")]]),
+).map(lambda parts: "&".join(f"{name}={value}" for part in parts for name, value in part))
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(query_string=filter_mixes)
+def test_any_mix_of_filters_counts_and_pages_as_by_hand(random_library, query_string):
+    assert_counts_match_counting_by_hand(query_string)
+    assert_page_is_in_order(query_string, 1)
 
 
 def test_counts_follow_every_change(random_library):
