@@ -174,7 +174,7 @@ def searched_and_dated(filterset, index, page):
     narrowing = {name: filterset.data.getlist(name) for name in ("q", "from", "to")}
     if not any(any(values) for values in narrowing.values()):
         return index.public, None
-    narrowed = filterset.only(("q", "from", "to", "sort"))
+    narrowed = filterset.only(("q", "from", "to"))
     if not narrowed.is_valid():
         return 0, None
     page = page if filterset.is_valid() else None
