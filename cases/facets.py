@@ -13,8 +13,7 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import Q
 
-from .caching import public_version
-from .facet_index import COLUMNS, facet_index, keys_aggregate, numbers
+from .facet_index import COLUMNS, current_facet_index, keys_aggregate, numbers
 from .filters import FACETS
 from .models import SLUG_RE, Case, Organisation, Vocabulary
 
@@ -129,11 +128,6 @@ def facet_counts(filterset, terms, public_queryset, page=None):
                     within[(Vocabulary.ROOT_CAUSE, terms_by_pk[pk].slug)] = n
             years = sorted((str(year), n) for year, n in group["year"].items())
     return counts, within, years, page_keys
-
-
-def current_facet_index(using):
-    """The facet index of the public content this request reads (see cases.caching)."""
-    return facet_index(using, public_version())
 
 
 def listed_cases(filterset, index):

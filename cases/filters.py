@@ -7,14 +7,13 @@ shows an empty list and says why, never an error page.
 
 import django_filters
 from django import forms
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
+from django.db import router
 from django.http import QueryDict
-from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from .caching import public_version
+from .facet_index import current_facet_index
 from .models import SLUG_RE, Case, CaseTerm, Term, Vocabulary
 from .search import clean_query, search
 
@@ -22,13 +21,9 @@ MAX_VALUES = 20
 
 
 def public_terms():
-    """Every term, cached until the public content changes (labels are part of it)."""
-    key = f"terms:{public_version()}:{get_language()}"
-    terms = cache.get(key)
-    if terms is None:
-        terms = list(Term.objects.order_by("vocabulary", "slug"))
-        cache.set(key, terms, 60 * 60)
-    return terms
+    """Every term, as of the public content this request reads (kept with the facet
+    index: shared by the requests of a process, so never to be changed)."""
+    return current_facet_index(router.db_for_read(Term)).terms
 
 
 class SlugListField(forms.Field):

@@ -19,7 +19,8 @@ from django.db.models import Count, F
 from django.urls import reverse
 from django.utils.translation import get_language
 
-from .facets import current_facet_index, listed_cases
+from .facet_index import current_facet_index
+from .facets import listed_cases
 from .filters import FACETS
 from .models import CaseTerm, Term, Vocabulary
 

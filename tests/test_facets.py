@@ -209,7 +209,7 @@ def test_the_facet_index_is_built_once_per_change(random_library):
     listing_queries()
     built = listing_queries()
     forget()
-    assert listing_queries() == built + 2  # the cases and their values; organisations' slugs
+    assert listing_queries() == built + 3  # cases and their values; organisations; terms
     assert listing_queries() == built
     # A change made outside the workflow is not seen until the version moves.
     term = Term.objects.get(slug="c0")
