@@ -6,8 +6,8 @@ selected cases in SQL took hundreds, growing with the selection. Faceted search 
 count this way.
 
 An index holds one version of the public content (ContentVersion). A request that reads
-a newer version builds the index again, from two queries: at 100,000 cases 0.55 to 0.8 s
-on a two-core machine, once per process after each change. It keeps every term too.
+a newer version builds the index again, from three queries: at 100,000 cases 0.3 to 0.8 s
+on two-core machines, once per process after each change. It keeps every term too.
 
 Bit n of a set stands for the case whose primary key is n: a set takes a bit for every
 key up to the largest (12.5 kB at 100,000). A mapping of keys to dense bits would keep
