@@ -177,11 +177,10 @@ class CaseFilter(django_filters.FilterSet):
         data.pop(name, None)
         return type(self)(data, queryset=self.queryset, terms=self.terms)
 
-    def only(self, names, queryset=None):
-        """The same filters, but only those named (over `queryset`, if given)."""
+    def only(self, names):
+        """The same filters, but only those named."""
         data = QueryDict(mutable=True)
         for name in names:
             if name in self.data:
                 data.setlist(name, self.data.getlist(name))
-        queryset = self.queryset if queryset is None else queryset
-        return type(self)(data, queryset=queryset, terms=self.terms)
+        return type(self)(data, queryset=self.queryset, terms=self.terms)

@@ -15,7 +15,16 @@ import functools
 import re
 
 from django.db import DatabaseError, connection, connections, router
-from django.db.models import BooleanField, Expression, IntegerField, TextField, Value, When
+from django.db.models import (
+    BooleanField,
+    Expression,
+    Func,
+    IntegerField,
+    Q,
+    TextField,
+    Value,
+    When,
+)
 from django.db.models import Case as Conditional
 from django.db.models.functions import Concat, Lower
 from django.db.models.lookups import Contains
@@ -99,6 +108,22 @@ class TitleWords(Expression):
 
     def as_sql(self, compiler, connection):
         return f"{compiler.quote_name(compiler.query.base_table)}.title_words", []
+
+
+class IsTrue(Func):
+    """`(condition) IS TRUE`: for a condition that cannot be null, the same test."""
+
+    template = "(%(expressions)s) IS TRUE"
+    output_field = BooleanField()
+
+
+def searchable_cases():
+    """The public cases, for a search to narrow: asked for by a test that no index serves,
+    so that PostgreSQL finds a search's cases by the search index. Once it has statistics
+    of the vectors and knows that a search matches nearly every case, it would otherwise
+    read every public case by the status index and test each one's vector, read back from
+    TOAST: at 10,000 cases 44 ms against 12 for the search's query."""
+    return Case.objects.filter(IsTrue(Q(status=Case.Status.PUBLISHED)))
 
 
 def title_words():
