@@ -157,11 +157,9 @@ def term_text(term):
     return " ".join(parts)
 
 
-def search_text_for(case, terms):
-    """The search text of a case in the normal exchange form (see exchange.validation).
-
-    `terms` maps (vocabulary, slug) to Term, for labels and aliases.
-    """
+def case_words(case):
+    """The words of a case's own texts (normal form), each once, in order of first use:
+    most of its search text, and needing no database (see exchange.words)."""
     parts = [case["id"], case["org"], case["org_slug"]]
     for field in TRACKED_FIELDS:
         text = (
@@ -170,6 +168,15 @@ def search_text_for(case, terms):
         parts.extend(text[language] for language in LANGUAGES)
     for step in case["remediation"] + case["action_items"]:
         parts.extend(step[language] for language in LANGUAGES)
+    return list(dict.fromkeys(words_of(" ".join(part for part in parts if part))))
+
+
+def search_text_for(case, terms, words=None):
+    """The search text of a case in the normal exchange form (see exchange.validation).
+
+    `terms` maps (vocabulary, slug) to Term, for labels and aliases; `words` are the
+    case's own (`case_words`), if already found.
+    """
     keys = [
         (vocabulary, slug)
         for field, vocabulary in LIST_VOCABULARIES.items()
@@ -177,10 +184,11 @@ def search_text_for(case, terms):
     ]
     if case["root_cause"]:
         keys.append((Vocabulary.ROOT_CAUSE, case["root_cause"]))
-    parts.extend(term_text(terms[key]) for key in keys if key in terms)
+    term_texts = " ".join(term_text(terms[key]) for key in keys if key in terms)
     # Each word once: repeats only make the text and its index larger.
-    words = dict.fromkeys(words_of(" ".join(part for part in parts if part)))
-    return " ".join(word for word in words if len(word) <= MAX_WORD_LENGTH)
+    unique = dict.fromkeys(case_words(case) if words is None else words)
+    unique.update(dict.fromkeys(words_of(term_texts)))
+    return " ".join(word for word in unique if len(word) <= MAX_WORD_LENGTH)
 
 
 def refresh_search_text(cases):

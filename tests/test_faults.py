@@ -79,6 +79,19 @@ def wait_for_progress(process, terminal):
     raise AssertionError(f"no progress from the import: {output.decode(errors='replace')}")
 
 
+def processes_reading(path):
+    """The processes with `path` on their command line (Linux's /proc)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if str(path).encode() in cmdline.read().split(b"\0"):
+                    found.append(int(pid))
+        except OSError:  # ended meanwhile
+            pass
+    return found
+
+
 @pytest.mark.django_db(transaction=True)
 def test_an_import_killed_while_writing_leaves_the_database_as_it_was(tmp_path):
     load_bundled_library()
@@ -112,6 +125,11 @@ def test_an_import_killed_while_writing_leaves_the_database_as_it_was(tmp_path):
 
     assert database_fingerprint() == before
     assert not Case.objects.filter(public_id__startswith="IL-5").exists()
+    # Nor is the process that found the cases' words left behind.
+    deadline = time.monotonic() + 30
+    while processes_reading(cases_file) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_reading(cases_file) == []
 
     again = manage("import_cases", str(cases_file))
     assert again.returncode == 0, again.stderr

@@ -8,6 +8,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from cases.models import Case, CaseRelation, Term, Vocabulary
+from cases.search import refresh_search_text
 from tests.conftest import REPO
 from tests.factories import CaseFactory
 
@@ -391,3 +392,63 @@ def test_dry_run_reports_and_writes_nothing(seed_case, write_json):
     assert error is None
     assert "would have created 1" in out
     assert Case.objects.count() == 0 and Term.objects.count() == 0
+
+
+# --- the second process that finds the words ----------------------------------------
+
+
+@pytest.fixture
+def generated_file(tmp_path):
+    """Thirty synthetic cases in JSON Lines, with their vocabularies loaded."""
+    from cases.synthetic import CaseGenerator
+    from cases.taxonomy import load_taxonomy
+
+    generator = CaseGenerator(seed=5)
+    load_taxonomy(generator.taxonomy())
+    path = tmp_path / "cases.jsonl"
+    path.write_text(
+        "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in generator.cases(30)),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_a_second_process_finds_the_words_of_a_large_import(generated_file, monkeypatch):
+    monkeypatch.setattr("cases.exchange.words.FEWEST_CASES", 10)
+    monkeypatch.setattr("cases.exchange.importer.BATCH_SIZE", 7)
+
+    def not_here(case):
+        raise AssertionError("this process found words that the second one should have")
+
+    # The second process is forked from this one, but calls its own module's name.
+    monkeypatch.setattr("cases.search.case_words", not_here)
+    out, _err, error = run_import(generated_file)
+    assert error is None
+    assert out.startswith("created 30,")
+    monkeypatch.undo()
+    # Each case's search text is the one this process would have made.
+    assert refresh_search_text(Case.objects.all()) == 0
+    assert all(case.search_text for case in Case.objects.all())
+
+
+def test_if_the_second_process_fails_nothing_is_written(generated_file, monkeypatch):
+    monkeypatch.setattr("cases.exchange.words.FEWEST_CASES", 10)
+
+    def broken(case):
+        raise ValueError("no words today")
+
+    monkeypatch.setattr("cases.exchange.words.case_words", broken)
+    before = snapshot()
+    with pytest.raises(ValueError, match="no words today"):
+        call_command("import_cases", str(generated_file), stdout=io.StringIO())
+    assert snapshot() == before
+
+
+def test_small_imports_find_their_words_in_this_process(generated_file, monkeypatch):
+    def broken(case):
+        raise ValueError("the second process ran")
+
+    monkeypatch.setattr("cases.exchange.words.case_words", broken)
+    out, _err, error = run_import(generated_file)  # 30 cases: fewer than FEWEST_CASES
+    assert error is None
+    assert refresh_search_text(Case.objects.all()) == 0

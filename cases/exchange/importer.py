@@ -3,7 +3,8 @@
 Pass one reads every input and validates every case, keeping only ids and a
 few names in memory, so a library of any size fits; the normal forms go to a
 temporary file. Only when nothing is wrong does pass two read them back and write
-them in batches, inside one transaction: a run writes all of its cases or none.
+them in batches, inside one transaction: a run writes all of its cases or none. Meanwhile
+a second process finds the words the cases are searched by (see exchange.words).
 """
 
 import dataclasses
@@ -18,6 +19,7 @@ from cases.models import Case
 
 from .serialize import case_to_exchange, fingerprint
 from .validation import validate_case
+from .words import spooled_words
 from .writing import (
     CONTENT_FIELDS,
     case_columns,
@@ -139,7 +141,8 @@ class CaseImporter:
         The normal form of every valid case is kept in `self.spool` for pass two: reading
         it back costs a tenth of validating again.
         """
-        self.spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed after pass two, or on failure)
+        # Named, so that the process finding words reads it too (closing it removes it).
+        self.spool = tempfile.NamedTemporaryFile(prefix="import-")  # noqa: SIM115 (closed after pass two, or on failure)
         problems = []
         first_seen = {}  # case id -> where it was first seen
         org_names = {}  # org slug -> (name, where)
@@ -201,18 +204,7 @@ class CaseImporter:
                 # (pk, related ids, recurrence) of written cases, linked at the end: only the
                 # links are kept, not the cases, so memory stays flat however many there are.
                 self.links = []
-                batch = []
-                done = 0
-                for case in self.normal_cases():
-                    batch.append(case)
-                    if len(batch) == BATCH_SIZE:
-                        self.write_batch(batch, result)
-                        done += len(batch)
-                        self.progress(done, total)
-                        batch = []
-                if batch:
-                    self.write_batch(batch, result)
-                    self.progress(total, total)
+                self.write_all(total, result)
                 write_links(self.links)
                 if dry_run:
                     raise _DryRunRollback
@@ -227,6 +219,22 @@ class CaseImporter:
             mark_rows_visible()
         return result
 
+    def write_all(self, total, result):
+        self.spool.flush()
+        batch = []
+        done = 0
+        with self.spool, spooled_words(self.spool.name, total, BATCH_SIZE) as words:
+            for case in self.normal_cases():
+                batch.append((case, next(words) if words else None))
+                if len(batch) == BATCH_SIZE:
+                    self.write_batch(batch, result)
+                    done += len(batch)
+                    self.progress(done, total)
+                    batch = []
+            if batch:
+                self.write_batch(batch, result)
+                self.progress(total, total)
+
     def normal_cases(self):
         """The cases pass one validated, in their order (our own file: safe to unpickle)."""
         self.spool.seek(0)
@@ -235,19 +243,21 @@ class CaseImporter:
                 yield pickle.load(self.spool)
             except EOFError:
                 break
-        self.spool.close()
 
     def write_batch(self, batch, result):
+        """Write one batch of (normal form, its words or None) pairs."""
+        words = {data["id"]: found.split() if found else None for data, found in batch}
+        cases = [data for data, _ in batch]
         existing = {
             case.public_id: case
             for case in Case.objects.live()
             .for_exchange()
-            .filter(public_id__in=[c["id"] for c in batch])
+            .filter(public_id__in=[c["id"] for c in cases])
         }
-        orgs = ensure_organisations(batch)
-        terms = ensure_terms(batch)
+        orgs = ensure_organisations(cases)
+        terms = ensure_terms(cases)
         to_create, to_update = [], []
-        for data in batch:
+        for data in cases:
             incoming = fingerprint(data)
             case = existing.get(data["id"])
             if case is None:
@@ -273,11 +283,13 @@ class CaseImporter:
         created_pks = create_cases(
             to_create,
             lambda item: (
-                case_columns(item[0], orgs, terms) | editorial | {"import_fingerprint": item[1]}
+                case_columns(item[0], orgs, terms, words[item[0]["id"]])
+                | editorial
+                | {"import_fingerprint": item[1]}
             ),
         )
         for case, data in to_update:
-            fill_case(case, data, orgs, terms)
+            fill_case(case, data, orgs, terms, words[data["id"]])
         if to_update:
             Case.objects.bulk_update([case for case, _ in to_update], CONTENT_FIELDS)
         written = list(zip(created_pks, (data for data, _ in to_create), strict=True))

@@ -115,8 +115,9 @@ def optional(parse, text):
     return parse(text) if text else None
 
 
-def case_columns(data, orgs, terms):
-    """A case's own content, by model field name, from its normal form."""
+def case_columns(data, orgs, terms, words=None):
+    """A case's own content, by model field name, from its normal form (`words`: those
+    of its own texts, if already found; see cases.search.search_text_for)."""
     columns = {
         "public_id": data["id"],
         "org": orgs[data["org_slug"]],
@@ -132,7 +133,7 @@ def case_columns(data, orgs, terms):
         "reviewed_at": optional(parse_datetime, data["review"]["reviewed_at"]),
         "updated_at": optional(parse_datetime, data["updated_at"]),
         "source_url": data["url"] or "",
-        "search_text": search_text_for(data, terms),
+        "search_text": search_text_for(data, terms, words),
     }
     for field in TRANSLATED_FIELDS:
         for language in LANGUAGES:
@@ -150,9 +151,9 @@ def case_columns(data, orgs, terms):
     return columns
 
 
-def fill_case(case, data, orgs, terms):
+def fill_case(case, data, orgs, terms, words=None):
     """Set a case's own columns from its normal form (not saved)."""
-    for name, value in case_columns(data, orgs, terms).items():
+    for name, value in case_columns(data, orgs, terms, words).items():
         setattr(case, name, value)
 
 
