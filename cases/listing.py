@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from .facets import build_facets
 from .filters import FACETS, SORTS, CaseFilter
 from .models import Case, CaseStep, CaseTerm, Term, Vocabulary
-from .search import searchable_cases, suggested_filters
+from .search import query_words, searchable_cases, suggested_filters
 
 PAGE_SIZE = 20
 
@@ -85,7 +85,7 @@ def filtered_cases(request_data, terms=None):
     public = Case.objects.published()
     filterset = CaseFilter(request_data, queryset=public, terms=terms)
     if filterset.is_valid():
-        if filterset.query:
+        if query_words(filterset.query):  # a search for words, not only punctuation
             filterset = CaseFilter(request_data, queryset=searchable_cases(), terms=filterset.terms)
         return filterset, filterset.qs, []
     notices = []

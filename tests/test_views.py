@@ -285,6 +285,25 @@ def test_a_search_matching_every_case_reads_them_by_the_search_index(client, pat
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's planner")
+def test_a_search_of_punctuation_alone_lists_by_the_indexes_as_no_search_does(client):
+    # It looks for no word, so nothing narrows the cases but their status.
+    CaseFactory.create_batch(150, org=OrganisationFactory())
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE cases_case")
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/en/cases.json?q=%3F%3F%3F").status_code == 200
+    reads = [q["sql"] for q in queries if 'FROM "cases_case"' in q["sql"]]
+    assert reads
+    with connection.cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off")
+        for sql in reads:
+            cursor.execute(f"EXPLAIN {sql}")
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            assert "Seq Scan on cases_case" not in plan, plan
+        cursor.execute("RESET enable_seqscan")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's planner")
 def test_a_failed_search_leaves_sequential_scans_on(rf):
     @uses_search_index
     def failing(request):
