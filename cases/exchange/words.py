@@ -14,6 +14,7 @@ os._exit, which closes nothing of it.
 import contextlib
 import multiprocessing
 import pickle
+import signal
 import threading
 
 from cases.search import case_words
@@ -38,6 +39,8 @@ def send_words(path, batch_size, receiver, sender):
     # The parent's end, copied by the fork: closed here, so that a parent that dies (killed,
     # say) closes the pipe's last reading end, and sending ends this process.
     receiver.close()
+    # Ctrl-C reaches both processes; the parent stops this one as it rolls back.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         batch = []
         for case in read_spool(path):
