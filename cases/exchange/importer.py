@@ -223,8 +223,8 @@ class CaseImporter:
         self.spool.flush()
         batch = []
         done = 0
-        with self.spool, spooled_words(self.spool.name, total, BATCH_SIZE) as words:
-            for case in self.normal_cases():
+        with self.spool, spooled_words(self.spooled_cases, total, BATCH_SIZE) as words:
+            for case in self.spooled_cases():
                 batch.append((case, next(words) if words else None))
                 if len(batch) == BATCH_SIZE:
                     self.write_batch(batch, result)
@@ -235,14 +235,16 @@ class CaseImporter:
                 self.write_batch(batch, result)
                 self.progress(total, total)
 
-    def normal_cases(self):
-        """The cases pass one validated, in their order (our own file: safe to unpickle)."""
-        self.spool.seek(0)
-        while True:
-            try:
-                yield pickle.load(self.spool)
-            except EOFError:
-                break
+    def spooled_cases(self):
+        """The cases pass one validated, in their order, read by the spool's name: the
+        process finding words reads them too, at its own pace. (Our own file: safe to
+        unpickle.)"""
+        with open(self.spool.name, "rb") as spool:
+            while True:
+                try:
+                    yield pickle.load(spool)
+                except EOFError:
+                    return
 
     def write_batch(self, batch, result):
         """Write one batch of (normal form, its words or None) pairs."""

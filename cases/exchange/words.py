@@ -13,7 +13,6 @@ os._exit, which closes nothing of it.
 
 import contextlib
 import multiprocessing
-import pickle
 import signal
 import threading
 
@@ -25,17 +24,8 @@ FEWEST_CASES = 1000
 POLL_SECONDS = 1.0
 
 
-def read_spool(path):
-    with open(path, "rb") as spool:
-        while True:
-            try:
-                yield pickle.load(spool)  # our own file, written by pass one
-            except EOFError:
-                return
-
-
-def send_words(path, batch_size, receiver, sender):
-    """In the child process: each spooled case's words, joined by spaces, in batches."""
+def send_words(cases, batch_size, receiver, sender):
+    """In the child process: the words of each of `cases()`, joined by spaces, in batches."""
     # The parent's end, copied by the fork: closed here, so that a parent that dies (killed,
     # say) closes the pipe's last reading end, and sending ends this process.
     receiver.close()
@@ -43,7 +33,7 @@ def send_words(path, batch_size, receiver, sender):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         batch = []
-        for case in read_spool(path):
+        for case in cases():
             batch.append(" ".join(case_words(case)))
             if len(batch) == batch_size:
                 sender.send(batch)
@@ -74,16 +64,18 @@ def received_words(receiver, process):
 
 
 @contextlib.contextmanager
-def spooled_words(path, count, batch_size):
-    """An iterator of the words of each case in the spool at `path` (`count` of them), in
-    order, as strings joined by spaces; or None when this process should find them itself."""
+def spooled_words(cases, count, batch_size):
+    """An iterator of the words of each of the `count` cases that `cases()` yields, in
+    order, as strings joined by spaces; or None when this process should find them itself.
+    The second process calls `cases()` itself: it must read them afresh (a file by its name,
+    say), not share an open file's position with this process."""
     if count < FEWEST_CASES or threading.active_count() > 1:
         yield None
         return
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(
-        target=send_words, args=(path, batch_size, receiver, sender), daemon=True
+        target=send_words, args=(cases, batch_size, receiver, sender), daemon=True
     )
     process.start()
     sender.close()
