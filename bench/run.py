@@ -177,7 +177,7 @@ def requests_to_measure(sample_id):
 
 
 # Each process counts facets from an index of the public content that it builds again on
-# its first list after every change (cases.facet_index): what that first list costs.
+# its first list after every change (cases.catalogue.facet_index): what that first list costs.
 AFTER_A_CHANGE = [
     ("list, unfiltered, first after a change (builds the facet index)", "/en/cases/"),
 ]
@@ -286,9 +286,9 @@ def main():
         f"Database: {engine}. Python {platform.python_version()}. Each figure is over "
         f"{options.repeat} requests through the whole Django stack in one process (no network).",
         "Cold: the page cache emptied before every request. Warm: served from the page cache.",
-        "The process's facet index (cases.facet_index) is built by its first list after each "
-        'change and then kept: cold figures are with it built; the rows "first after a '
-        'change" include building it.',
+        "The process's facet index (cases.catalogue.facet_index) is built by its first list "
+        'after each change and then kept: cold figures are with it built; the rows "first '
+        'after a change" include building it.',
         "",
         "| cases | request | cold median ms | cold p95 ms | queries "
         "| warm median ms | warm p95 ms |",

@@ -5,8 +5,8 @@ from django.http import HttpResponse
 from django.urls import include, path, reverse
 from django.views.decorators.http import require_safe
 
-from cases import views as case_views
-from cases.sitemaps import CaseSitemap, ListSitemap
+from cases.public import views as case_views
+from cases.public.sitemaps import CaseSitemap, ListSitemap
 
 from .health import healthz
 
@@ -34,4 +34,4 @@ urlpatterns = [
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("admin/", admin.site.urls),
 ]
-urlpatterns += i18n_patterns(path("", include("cases.urls")), prefix_default_language=True)
+urlpatterns += i18n_patterns(path("", include("cases.public.urls")), prefix_default_language=True)

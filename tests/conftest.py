@@ -41,6 +41,6 @@ def write_json(tmp_path):
 @pytest.fixture(autouse=True)
 def fresh_facet_index():
     """Each test builds its own facet index: a rolled-back database reuses version numbers."""
-    from cases.facet_index import forget
+    from cases.catalogue.facet_index import forget
 
     forget()

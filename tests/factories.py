@@ -81,7 +81,7 @@ class UserFactory(factory.django.DjangoModelFactory):
 
     @factory.post_generation
     def role(user, create, role, **kwargs):
-        from cases.roles import ROLES, ensure_groups
+        from cases.editorial.roles import ROLES, ensure_groups
 
         if role:
             # A flushed test database loses the groups the migration made; mend them.

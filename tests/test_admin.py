@@ -422,7 +422,7 @@ def test_queues_on_the_list_and_the_dashboard(client, users):
 
 def test_admin_search_finds_text_and_ids(client, users):
     CaseFactory(public_id="IL-0901", title_en="Quasar meltdown")
-    from cases.search import refresh_search_text
+    from cases.search.text import refresh_search_text
 
     refresh_search_text(Case.objects.all())
     login(client, users["editor"])

@@ -9,7 +9,7 @@ from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from cases import workflow
+from cases.editorial import transitions as workflow
 from cases.models import Case, CaseRelation, Term, Vocabulary
 from tests.factories import CaseFactory, CaseStepFactory, SourceFactory, TermFactory, UserFactory
 from tests.test_bad_imports import database_fingerprint

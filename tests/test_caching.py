@@ -13,7 +13,7 @@ from django.db import connection, connections
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
-from cases import workflow
+from cases.editorial import transitions as workflow
 from cases.models import Case, ContentVersion, Vocabulary
 from cases.routers import ReplicaRouter, _public_read
 from tests.conftest import REPO

@@ -76,7 +76,7 @@ def broken_list(monkeypatch):
     def fail(*args, **kwargs):
         raise RuntimeError("a bug in the listing")
 
-    monkeypatch.setattr("cases.views.build_listing", fail)
+    monkeypatch.setattr("cases.public.views.build_listing", fail)
     return Client(raise_request_exception=False)
 
 

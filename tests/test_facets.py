@@ -11,13 +11,13 @@ from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cases import workflow
 from cases.caching import public_content_changed
-from cases.facet_index import forget
-from cases.filters import FACETS
-from cases.listing import build_listing, sorted_cases
+from cases.catalogue.facet_index import forget
+from cases.catalogue.filters import FACETS
+from cases.catalogue.listing import build_listing, sorted_cases
+from cases.editorial import transitions as workflow
 from cases.models import Case, CaseTerm, Term, Vocabulary
-from cases.search import refresh_search_text
+from cases.search.text import refresh_search_text
 from tests.factories import CaseFactory, OrganisationFactory, TermFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -224,9 +224,9 @@ def test_the_facet_index_is_built_once_per_change(random_library):
 @pytest.mark.parametrize("by_key", [50, 0])
 def test_organisations_are_named_however_they_are_read(random_library, monkeypatch, by_key):
     """A few organisations are read by key; many, by reading them all (see
-    cases.facets.organisation_names): either way each is named, and a selected one that
+    cases.catalogue.facets.organisation_names): either way each is named, and a selected one that
     no case has still shows, so that it can be removed."""
-    monkeypatch.setattr("cases.facets.ORGANISATIONS_BY_KEY", by_key)
+    monkeypatch.setattr("cases.catalogue.facets.ORGANISATIONS_BY_KEY", by_key)
     facet = next(f for f in build_listing(QueryDict("org=o1&org=gone")).facets if f.name == "org")
     shown = {value.slug: (value.label, value.selected) for value in facet.values}
     assert shown == {

@@ -4,8 +4,8 @@ import json
 import pytest
 from django.core.management import call_command
 
+from bench.synthetic import VOCABULARY_SIZES, CaseGenerator
 from cases.models import Case, CaseTerm, Organisation, Term
-from cases.synthetic import VOCABULARY_SIZES, CaseGenerator
 
 
 def test_same_seed_same_cases_and_another_seed_other_cases():

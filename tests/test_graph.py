@@ -6,9 +6,9 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from cases import graph
 from cases.caching import public_content_changed
 from cases.models import Vocabulary
+from cases.public import graph
 from tests.factories import CaseFactory, OrganisationFactory, TermFactory
 
 pytestmark = pytest.mark.django_db

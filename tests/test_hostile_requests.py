@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cases.models import Case, Vocabulary
-from cases.search import refresh_search_text
+from cases.search.text import refresh_search_text
 from tests.factories import (
     CaseFactory,
     CaseStepFactory,

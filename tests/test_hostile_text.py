@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.html import escape
 
 from cases.models import Case, CaseStep, Source, Vocabulary
-from cases.search import refresh_search_text
+from cases.search.text import refresh_search_text
 from tests.admin_forms import change_form_data
 from tests.factories import (
     CaseFactory,

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from cases.models import Case, CaseRelation, Term, Vocabulary
-from cases.search import refresh_search_text
+from cases.search.text import refresh_search_text
 from tests.conftest import REPO
 from tests.factories import CaseFactory
 
@@ -400,8 +400,8 @@ def test_dry_run_reports_and_writes_nothing(seed_case, write_json):
 @pytest.fixture
 def generated_file(tmp_path):
     """Thirty synthetic cases in JSON Lines, with their vocabularies loaded."""
-    from cases.synthetic import CaseGenerator
-    from cases.taxonomy import load_taxonomy
+    from bench.synthetic import CaseGenerator
+    from cases.exchange.taxonomy import load_taxonomy
 
     generator = CaseGenerator(seed=5)
     load_taxonomy(generator.taxonomy())
@@ -421,7 +421,7 @@ def test_a_second_process_finds_the_words_of_a_large_import(generated_file, monk
         raise AssertionError("this process found words that the second one should have")
 
     # The second process is forked from this one, but calls its own module's name.
-    monkeypatch.setattr("cases.search.case_words", not_here)
+    monkeypatch.setattr("cases.search.text.case_words", not_here)
     out, _err, error = run_import(generated_file)
     assert error is None
     assert out.startswith("created 30,")

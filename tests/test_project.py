@@ -29,7 +29,7 @@ def test_admin_is_reachable(admin_client):
 def test_the_migrations_groups_match_the_current_roles():
     from django.contrib.auth.models import Group
 
-    from cases.roles import GROUPS
+    from cases.editorial.roles import GROUPS
 
     for name, codenames in GROUPS.items():
         group = Group.objects.get(name=name)

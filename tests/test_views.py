@@ -11,9 +11,11 @@ from django.db.models import Case as Conditional
 from django.db.models import When
 from django.test.utils import CaptureQueriesContext
 
-from cases.listing import cards
+from cases.catalogue.listing import cards
 from cases.models import Case, Vocabulary
-from cases.search import refresh_search_text, suggested_filters, uses_search_index
+from cases.search.planner import uses_search_index
+from cases.search.query import suggested_filters
+from cases.search.text import refresh_search_text
 from tests.factories import (
     CaseFactory,
     CaseStepFactory,
@@ -641,7 +643,7 @@ def test_similar_cases_count_shared_terms_among_each_terms_recent_cases(client, 
     assert similar()[0] == "IL-0001"
     assert set(similar()) == {"IL-0001", "IL-0002", "IL-0003", "IL-0004"}
     # A common term offers only its most recent cases: the work stays bounded.
-    monkeypatch.setattr("cases.views.SIMILAR_CANDIDATES", 2)
+    monkeypatch.setattr("cases.public.views.SIMILAR_CANDIDATES", 2)
     assert set(similar()) == {"IL-0001", "IL-0003", "IL-0004"}
 
 

@@ -4,9 +4,9 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
-from cases import workflow
+from cases.editorial import transitions as workflow
+from cases.editorial.transitions import WorkflowError
 from cases.models import Case, CaseTransition, CaseVersion, Vocabulary
-from cases.workflow import WorkflowError
 from tests.factories import CaseFactory, TermFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

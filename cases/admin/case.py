@@ -16,12 +16,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
-from cases import history, workflow
 from cases.caching import public_content_changed
+from cases.editorial import history
+from cases.editorial import transitions as workflow
+from cases.editorial.translation_state import TRACKED_FIELDS, stale_fields, update_translation_state
 from cases.exchange.validation import title_problem
 from cases.models import Case, CaseRelation, CaseStep, CaseTerm, CaseVersion, Source
-from cases.search import refresh_search_text
-from cases.translation_state import TRACKED_FIELDS, stale_fields, update_translation_state
+from cases.search.text import refresh_search_text
 
 from .filters import QueueFilter, TranslationFilter
 

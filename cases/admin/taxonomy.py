@@ -8,8 +8,8 @@ from django.utils.translation import gettext_lazy
 from modeltranslation.admin import TranslationAdmin
 
 from cases.caching import public_content_changed
+from cases.exchange.taxonomy import TaxonomyError, term_merge
 from cases.models import Organisation, Term
-from cases.taxonomy import TaxonomyError, term_merge
 
 
 class PublicContentAdmin:

@@ -1,6 +1,6 @@
 """The words of the cases an import writes, found by a second process as it writes them.
 
-Finding the words of a case's own texts (cases.search.case_words) is a third of an
+Finding the words of a case's own texts (cases.search.text.case_words) is a third of an
 import's time, all of it Python, while the database stores the rows on the other core
 and mostly waits. So pass two forks a process that reads the same spool of validated
 cases and sends the words back a batch ahead of the writing.
@@ -16,7 +16,7 @@ import multiprocessing
 import signal
 import threading
 
-from cases.search import case_words
+from cases.search.text import case_words
 
 # Below this many cases, starting a process costs more than it saves.
 FEWEST_CASES = 1000

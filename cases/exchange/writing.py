@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime, parse_duration
 from psycopg.copy import QueuedLibpqWriter
 
+from cases.editorial.translation_state import update_translation_state
 from cases.models import (
     LIST_VOCABULARIES,
     Case,
@@ -26,8 +27,8 @@ from cases.models import (
     Term,
     Vocabulary,
 )
-from cases.search import search_text_for
-from cases.translation_state import TRACKED_FIELDS, update_translation_state
+from cases.rules import TRACKED_FIELDS
+from cases.search.text import search_text_for
 
 from .validation import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS
 
@@ -117,7 +118,7 @@ def optional(parse, text):
 
 def case_columns(data, orgs, terms, words=None):
     """A case's own content, by model field name, from its normal form (`words`: those
-    of its own texts, if already found; see cases.search.search_text_for)."""
+    of its own texts, if already found; see cases.search.text.search_text_for)."""
     columns = {
         "public_id": data["id"],
         "org": orgs[data["org_slug"]],

@@ -325,7 +325,7 @@ class CaseTerm(models.Model):
             models.UniqueConstraint(fields=["case", "term"], name="caseterm_unique"),
         ]
         # A term's most recent cases, newest first, without visiting the others
-        # (cases.views.similar_cases).
+        # (cases.public.views.similar_cases).
         indexes = [models.Index(fields=["term", "-case"], name="caseterm_term_case")]
 
     def __str__(self):

@@ -1,5 +1,5 @@
 """The version of what the public sees, which keys every cached public page and each
-process's facet index (cases.facet_index)."""
+process's facet index (cases.catalogue.facet_index)."""
 
 from django.db import connections, models
 from django.db.models import F

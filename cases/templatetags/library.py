@@ -10,7 +10,7 @@ from django.utils.http import urlencode
 from django.utils.translation import get_language, override
 from django.utils.translation import gettext as _
 
-from cases.filters import FACETS
+from cases.catalogue.filters import FACETS
 from cases.models import Organisation, Vocabulary
 
 register = template.Library()

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cases.backup import write_backup
+from cases.exchange.backup import write_backup
 
 
 class Command(BaseCommand):

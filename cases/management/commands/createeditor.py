@@ -4,7 +4,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 
-from cases.roles import ROLES, ensure_groups
+from cases.editorial.roles import ROLES, ensure_groups
 
 
 class Command(BaseCommand):

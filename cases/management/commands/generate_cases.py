@@ -6,10 +6,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from bench.synthetic import CaseGenerator
 from cases.exchange.importer import CaseImporter, ImportFailed
 from cases.exchange.reading import Input
-from cases.synthetic import CaseGenerator
-from cases.taxonomy import load_taxonomy
+from cases.exchange.taxonomy import load_taxonomy
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cases.taxonomy import TaxonomyError, load_taxonomy, parse_taxonomy
+from cases.exchange.taxonomy import TaxonomyError, load_taxonomy, parse_taxonomy
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
 from cases.models import Case
-from cases.search import refresh_search_text
+from cases.search.text import refresh_search_text
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from cases.backup import BackupError, restore_backup
+from cases.exchange.backup import BackupError, restore_backup
 from cases.exchange.importer import ImportFailed
 
 

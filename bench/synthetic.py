@@ -9,7 +9,7 @@ case's terms, so searches and suggestions find something.
 import datetime
 import random
 
-from .models import Vocabulary
+from cases.models import Vocabulary
 
 VOCABULARY_SIZES = {
     Vocabulary.ROOT_CAUSE: 24,

@@ -13,10 +13,10 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
-from .caching import public_content_changed
-from .exchange.validation import LANGUAGES
-from .models import SLUG_RE, Case, Term, Vocabulary
-from .search import refresh_search_text
+from cases.caching import public_content_changed
+from cases.exchange.validation import LANGUAGES
+from cases.models import SLUG_RE, Case, Term, Vocabulary
+from cases.search.text import refresh_search_text
 
 TERM_KEYS = {"slug", "label", "description", "aliases"}
 
@@ -150,7 +150,7 @@ def export_taxonomy():
 def term_merge(*, survivor, others):
     """Merge terms into `survivor`: their cases move to it, their labels become its aliases,
     and their slugs redirect to it. Returns how many cases changed."""
-    from .models import CaseTerm, TermRedirect
+    from cases.models import CaseTerm, TermRedirect
 
     others = [term for term in others if term.pk != survivor.pk]
     if not others:

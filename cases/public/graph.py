@@ -5,7 +5,7 @@ sized by their number of cases, and the terms of the other vocabularies they co-
 with; an edge's weight is the number of cases two terms share. For the case tab, the
 nodes are cases and an edge's weight is the number of terms two cases share.
 
-A term tab counts from the facet index (cases.facet_index): a pair's shared cases are
+A term tab counts from the facet index (cases.catalogue.facet_index): a pair's shared cases are
 the AND of two terms' sets, a few milliseconds for every pair at 100,000 cases. The case
 tab's counts are GROUP BYs over its sixty cases. Either way the number of queries is fixed
 whatever the number of cases; only the strongest nodes and edges are kept, and the rest
@@ -19,10 +19,10 @@ from django.db.models import Count, F
 from django.urls import reverse
 from django.utils.translation import get_language
 
-from .facet_index import current_facet_index
-from .facets import listed_cases
-from .filters import FACETS
-from .models import CaseTerm, Term, Vocabulary
+from cases.catalogue.facet_index import current_facet_index
+from cases.catalogue.facets import listed_cases
+from cases.catalogue.filters import FACETS
+from cases.models import CaseTerm, Term, Vocabulary
 
 TERM_TABS = ["cause", "component", "symptom", "contributing"]
 TABS = TERM_TABS + ["case"]

@@ -7,11 +7,7 @@ differ and the Korean is flagged as possibly stale until an editor changes or co
 
 import hashlib
 
-from .exchange.validation import IMPACT_FIELDS, TRANSLATED_FIELDS
-
-TRACKED_FIELDS = list(TRANSLATED_FIELDS) + [f"impact_{field}" for field in IMPACT_FIELDS]
-# Impact values such as "unknown" need no translation; the narrative texts do.
-REQUIRED_FIELDS = ["title", "summary", "trigger", "detection", "lessons", "symptoms_text"]
+from cases.rules import REQUIRED_TRANSLATIONS, TRACKED_FIELDS
 
 
 def english_hash(text):
@@ -36,7 +32,7 @@ def missing_fields(case, language):
     index = 0 if language == "en" else 1
     return [
         field
-        for field in REQUIRED_FIELDS
+        for field in REQUIRED_TRANSLATIONS
         if any(texts(case, field)) and not texts(case, field)[index]
     ]
 

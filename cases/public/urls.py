@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from . import feeds, views
+from cases.public import feeds, views
 
 
 class CaseIdConverter:

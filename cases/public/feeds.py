@@ -4,7 +4,7 @@ from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape
 from django.utils.translation import gettext_lazy as _
 
-from .models import Case
+from cases.models import Case
 
 FEED_SIZE = 50
 

@@ -13,9 +13,9 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import Q
 
-from .facet_index import COLUMNS, current_facet_index, keys_aggregate, numbers
-from .filters import FACETS
-from .models import SLUG_RE, Case, Organisation, Vocabulary
+from cases.catalogue.facet_index import COLUMNS, current_facet_index, keys_aggregate, numbers
+from cases.catalogue.filters import FACETS
+from cases.models import SLUG_RE, Case, Organisation, Vocabulary
 
 FACET_LIMIT = 12  # values shown per facet before "show all"
 
@@ -73,7 +73,7 @@ def facet_counts(filterset, terms, public_queryset, page=None):
     searched or dated, the keys of the page (ordering, offset, limit) asked for (else
     None: the page of a list without either is chosen in SQL).
 
-    Counted from the facet index (cases.facet_index): the database is asked only for the
+    Counted from the facet index (cases.catalogue.facet_index): the database is asked only for the
     cases a search or the dates select, and then for those once, whatever the facets.
     """
     groups = defaultdict(list)  # filter key -> facet names counted over those cases
@@ -140,7 +140,7 @@ def listed_cases(filterset, index):
 
 def faceted(filterset, index, narrowed):
     """The cases among `narrowed` (a set of the index) that a valid filterset's facets
-    select: values of one facet are OR, facets are AND, as in cases.filters."""
+    select: values of one facet are OR, facets are AND, as in cases.catalogue.filters."""
     selection = narrowed
     for name, vocabulary in FACETS.items():
         values = filterset.form.cleaned_data.get(name)

@@ -11,13 +11,19 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from .caching import cache_public_page
-from .exchange.serialize import case_to_exchange
-from .filters import FACETS, public_terms
-from .graph import build_graph, graph_tab
-from .listing import PAGE_SIZE, build_listing, filtered_cases, sorted_cases, with_card_data
-from .models import SLUG_RE, Case, CaseRelation, CaseTerm, TermRedirect
-from .search import uses_search_index
+from cases.caching import cache_public_page
+from cases.catalogue.filters import FACETS, public_terms
+from cases.catalogue.listing import (
+    PAGE_SIZE,
+    build_listing,
+    filtered_cases,
+    sorted_cases,
+    with_card_data,
+)
+from cases.exchange.serialize import case_to_exchange
+from cases.models import SLUG_RE, Case, CaseRelation, CaseTerm, TermRedirect
+from cases.public.graph import build_graph, graph_tab
+from cases.search.planner import uses_search_index
 
 SIMILAR_CASES = 5
 SIMILAR_CANDIDATES = 2000  # most recent cases per term considered for similar cases

@@ -22,12 +22,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from .caching import public_content_changed
-from .exchange.serialize import case_to_exchange
-from .exchange.validation import validate_case
-from .exchange.writing import write_case
-from .models import Case, CaseTransition
-from .translation_state import update_translation_state
+from cases.caching import public_content_changed
+from cases.editorial.translation_state import update_translation_state
+from cases.exchange.serialize import case_to_exchange
+from cases.exchange.validation import validate_case
+from cases.exchange.writing import write_case
+from cases.models import Case, CaseTransition
 
 Status = Case.Status
 
@@ -199,7 +199,7 @@ def case_reopen(*, case, user, note=""):
 def case_approve(*, case, user, note=""):
     """Approve and publish: a new case goes public; a pending revision replaces its case's
     public content. Either way the review metadata names the approver."""
-    from . import history
+    from cases.editorial import history
 
     with transaction.atomic():
         case, transition = _locked_for("approve", case=case, user=user, note=note)
@@ -239,7 +239,7 @@ def case_approve(*, case, user, note=""):
 
 def case_start_revision(*, case, user):
     """The working copy of a published case, made on first use from its public content."""
-    from . import history
+    from cases.editorial import history
 
     if not user.has_perm("cases.change_case"):
         raise WorkflowError(_("You do not have the right to edit cases."))

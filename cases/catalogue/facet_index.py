@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from django.db import connections
 from django.db.models.functions import ExtractYear
 
-from .caching import public_version
-from .models import Case, CaseTerm, Organisation, Term
+from cases.caching import public_version
+from cases.models import Case, CaseTerm, Organisation, Term
 
 # The kinds of facet value an index holds, with what keys them: a term's primary key
 # ("term" for the vocabularies a case has many of, "cause" for its one root cause), an

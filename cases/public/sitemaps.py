@@ -1,7 +1,7 @@
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
-from .models import Case
+from cases.models import Case
 
 
 class CaseSitemap(Sitemap):

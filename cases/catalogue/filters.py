@@ -13,9 +13,9 @@ from django.db import router
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
-from .facet_index import current_facet_index
-from .models import SLUG_RE, Case, CaseTerm, Term, Vocabulary
-from .search import clean_query, search
+from cases.catalogue.facet_index import current_facet_index
+from cases.models import SLUG_RE, Case, CaseTerm, Term, Vocabulary
+from cases.search.query import clean_query, search
 
 MAX_VALUES = 20
 

@@ -23,13 +23,13 @@ from pathlib import Path
 from django.db import connection, transaction
 from django.utils.dateparse import parse_datetime
 
-from .caching import public_content_changed
-from .exchange.exporting import CHUNK_SIZE, write_cases
-from .exchange.importer import CaseImporter, mark_rows_visible
-from .exchange.reading import Input
-from .exchange.validation import format_datetime
-from .models import CASE_ID_RE, Case
-from .taxonomy import TaxonomyError, export_taxonomy, load_taxonomy, parse_taxonomy
+from cases.caching import public_content_changed
+from cases.exchange.exporting import CHUNK_SIZE, write_cases
+from cases.exchange.importer import CaseImporter, mark_rows_visible
+from cases.exchange.reading import Input
+from cases.exchange.taxonomy import TaxonomyError, export_taxonomy, load_taxonomy, parse_taxonomy
+from cases.exchange.validation import format_datetime
+from cases.models import CASE_ID_RE, Case
 
 CASES_FILE = "cases.jsonl"
 TAXONOMY_FILE = "taxonomy.json"

@@ -6,10 +6,10 @@ from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 
-from .facets import build_facets
-from .filters import FACETS, SORTS, CaseFilter
-from .models import Case, CaseStep, CaseTerm, Term, Vocabulary
-from .search import query_words, searchable_cases, suggested_filters
+from cases.catalogue.facets import build_facets
+from cases.catalogue.filters import FACETS, SORTS, CaseFilter
+from cases.models import Case, CaseStep, CaseTerm, Term, Vocabulary
+from cases.search.query import query_words, searchable_cases, suggested_filters
 
 PAGE_SIZE = 20
 

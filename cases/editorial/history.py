@@ -6,10 +6,10 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
-from .exchange.serialize import case_to_exchange
-from .exchange.validation import validate_case
-from .exchange.writing import write_case
-from .models import Case, CaseVersion
+from cases.exchange.serialize import case_to_exchange
+from cases.exchange.validation import validate_case
+from cases.exchange.writing import write_case
+from cases.models import Case, CaseVersion
 
 
 def snapshot(case, *, user, reason=""):
@@ -72,7 +72,7 @@ def compare(older, newer):
 def case_restore(*, case, version, user):
     """Write an old version's content back. A published case gets it as a pending
     revision (it goes public only through review); any other case takes it directly."""
-    from .workflow import WorkflowError, can_edit, case_start_revision
+    from cases.editorial.transitions import WorkflowError, can_edit, case_start_revision
 
     if version.public_id != case.root.public_id:
         raise WorkflowError(_("That version belongs to another case."))
