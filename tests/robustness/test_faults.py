@@ -2,7 +2,6 @@
 
 import datetime
 import io
-import json
 import os
 import pty
 import re
@@ -20,19 +19,14 @@ from django.db import connection
 from django.utils import timezone
 
 from cases.exchange.importer import BATCH_SIZE
-from cases.models import Case, CaseStep, CaseTerm, Organisation, Source, Term, TermRedirect
+from cases.models import Case, Term
 from tests.conftest import REPO
 from tests.factories import CaseFactory
-from tests.test_bad_imports import database_fingerprint
+from tests.library import database_fingerprint, empty_the_library, load_bundled_library, public_site
 
 GENERATED = 3 * BATCH_SIZE  # killed after the first batch, two batches before the end
 PROGRESS = re.compile(rb"(\d+)/(\d+) cases")
 PATIENCE = 300  # seconds before a stuck subprocess fails the test (never reached normally)
-
-
-def load_bundled_library():
-    call_command("load_taxonomy", str(REPO / "data" / "taxonomy.json"), stdout=io.StringIO())
-    call_command("import_cases", str(REPO / "data" / "cases"), stdout=io.StringIO())
 
 
 def subprocess_env():
@@ -167,55 +161,6 @@ def test_an_import_stopped_while_writing_leaves_the_database_as_it_was(tmp_path,
 
 
 # --- backup and restore ---------------------------------------------------------------
-
-
-def graph_without_ids(data):
-    """Graph JSON with node ids (database keys) replaced by the node's address."""
-    address = {node["id"]: node["url"] for node in data["nodes"]}
-    nodes = sorted(
-        (json.dumps({k: v for k, v in node.items() if k != "id"}, sort_keys=True))
-        for node in data["nodes"]
-    )
-    edges = sorted((address[e["source"]], address[e["target"]], e["weight"]) for e in data["edges"])
-    return {**data, "nodes": nodes, "edges": edges}
-
-
-def public_site(client):
-    """What a reader can see: every page, list and case, in both languages, and the JSON."""
-    # Inside the test's transaction on_commit never fires, so the page cache is not
-    # invalidated by the writes: start from an empty one.
-    cache.clear()
-    site = {"terms": sorted(Term.objects.values_list("vocabulary", "slug", "label_en", "label_ko"))}
-    public_ids = sorted(Case.objects.published().values_list("public_id", flat=True))
-    for language in ("en", "ko"):
-        listing = client.get(f"/{language}/cases/")
-        site[f"{language} facets"] = [
-            (facet.name, [(value.slug, value.label, value.count) for value in facet.values])
-            for facet in listing.context["listing"].facets
-        ]
-        site[f"{language} list"] = listing.content.decode()
-        site[f"{language} list json"] = client.get(f"/{language}/cases.json").json()
-        for public_id in public_ids:
-            site[f"{language} {public_id}"] = client.get(
-                f"/{language}/cases/{public_id}/"
-            ).content.decode()
-            site[f"{language} {public_id}.json"] = client.get(
-                f"/{language}/cases/{public_id}.json"
-            ).json()
-        for tab in ("cause", "component", "case"):
-            site[f"{language} graph {tab}"] = graph_without_ids(
-                client.get(f"/{language}/graph.json?tab={tab}").json()
-            )
-    return site
-
-
-def empty_the_library():
-    for model in (CaseTerm, CaseStep, Source, TermRedirect):
-        model.objects.all().delete()
-    Case.objects.update(recurrence_of=None)
-    Case.objects.all().delete()
-    Term.objects.all().delete()
-    Organisation.objects.all().delete()
 
 
 @pytest.mark.django_db

@@ -5,16 +5,14 @@ Each entry of tests/bad_imports/ (a file, or a folder imported as one) has a sid
 with those words, and leave every table of the cases app exactly as it was.
 """
 
-import hashlib
 import io
 from pathlib import Path
 
 import pytest
-from django.apps import apps
 from django.core.management import CommandError, call_command
 
 from cases.models import Case
-from tests.conftest import REPO
+from tests.library import database_fingerprint, load_bundled_library
 
 pytestmark = pytest.mark.django_db
 
@@ -26,17 +24,7 @@ KNOWN_GAPS = {}  # corpus files the importer still wrongly accepts, with why
 @pytest.fixture
 def library():
     """The bundled library: bad files reuse its ids, so that a partial import would show."""
-    call_command("load_taxonomy", str(REPO / "data" / "taxonomy.json"), stdout=io.StringIO())
-    call_command("import_cases", str(REPO / "data" / "cases"), stdout=io.StringIO())
-
-
-def database_fingerprint():
-    """Every row of every table of the cases app (timestamps included), hashed."""
-    digest = hashlib.sha256()
-    for model in sorted(apps.get_app_config("cases").get_models(), key=lambda m: m.__name__):
-        rows = model.objects.order_by("pk").values_list()
-        digest.update(f"{model.__name__} {rows.count()} {list(rows)!r}".encode())
-    return digest.hexdigest()
+    load_bundled_library()
 
 
 def test_the_corpus_is_complete():

@@ -12,8 +12,7 @@ from django.utils import timezone
 from cases.editorial import transitions as workflow
 from cases.models import Case, CaseRelation, Term, Vocabulary
 from tests.factories import CaseFactory, CaseStepFactory, SourceFactory, TermFactory, UserFactory
-from tests.test_bad_imports import database_fingerprint
-from tests.test_faults import empty_the_library, public_site
+from tests.library import database_fingerprint, empty_the_library, public_site
 
 pytestmark = pytest.mark.django_db
 Status = Case.Status
