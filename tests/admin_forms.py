@@ -41,3 +41,30 @@ def change_form_data(response, **changes):
     data.update(changes)
     data["_save"] = "Save"
     return data
+
+
+def add_inline_row(data, prefix, **fields):
+    """Add one new row to an inline of POST data from change_form_data (`prefix`: "steps",
+    "sources", "case_terms", "outgoing_relations"); return the row's index."""
+    index = int(data[f"{prefix}-TOTAL_FORMS"])
+    data[f"{prefix}-TOTAL_FORMS"] = str(index + 1)
+    for name, value in fields.items():
+        data[f"{prefix}-{index}-{name}"] = str(value)
+    return index
+
+
+def form_errors(response):
+    """Every error the admin showed: {"field": [...]} for the case form, {"prefix-N-field":
+    [...]} for an inline's rows, {"prefix": [...]} for an inline as a whole."""
+    errors = {}
+    form = response.context["adminform"].form
+    for name, messages in form.errors.items():
+        errors[name] = list(messages)
+    for inline in response.context["inline_admin_formsets"]:
+        formset = inline.formset
+        if formset.non_form_errors():
+            errors[formset.prefix] = list(formset.non_form_errors())
+        for index, row in enumerate(formset.forms):
+            for name, messages in row.errors.items():
+                errors[f"{formset.prefix}-{index}-{name}"] = list(messages)
+    return errors

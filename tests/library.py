@@ -4,13 +4,20 @@ everything a reader can see, the library emptied."""
 import hashlib
 import io
 import json
+import os
+import subprocess
+import sys
+from urllib.parse import urlsplit, urlunsplit
 
 from django.apps import apps
 from django.core.cache import cache
 from django.core.management import call_command
+from django.db import connection
 
 from cases.models import Case, CaseStep, CaseTerm, Organisation, Source, Term, TermRedirect
 from tests.conftest import REPO
+
+PATIENCE = 300  # seconds before a stuck subprocess fails the test (never reached normally)
 
 
 def load_bundled_library():
@@ -74,3 +81,26 @@ def empty_the_library():
     Case.objects.all().delete()
     Term.objects.all().delete()
     Organisation.objects.all().delete()
+
+
+def subprocess_env():
+    """manage.py in a subprocess, on the database this test runs on."""
+    settings = connection.settings_dict
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "incidentlib.settings.test"}
+    if connection.vendor == "sqlite":
+        env["DATABASE_URL"] = f"sqlite:///{settings['NAME']}"
+    else:
+        parts = urlsplit(os.environ["DATABASE_URL"])
+        env["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{settings['NAME']}"))
+    return env
+
+
+def manage(*args):
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=REPO,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+    )

@@ -10,46 +10,28 @@ import signal
 import subprocess
 import sys
 import time
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
-from django.db import connection
 from django.utils import timezone
 
 from cases.exchange.importer import BATCH_SIZE
 from cases.models import Case, Term
 from tests.conftest import REPO
 from tests.factories import CaseFactory
-from tests.library import database_fingerprint, empty_the_library, load_bundled_library, public_site
+from tests.library import (
+    PATIENCE,
+    database_fingerprint,
+    empty_the_library,
+    load_bundled_library,
+    manage,
+    public_site,
+    subprocess_env,
+)
 
 GENERATED = 3 * BATCH_SIZE  # killed after the first batch, two batches before the end
 PROGRESS = re.compile(rb"(\d+)/(\d+) cases")
-PATIENCE = 300  # seconds before a stuck subprocess fails the test (never reached normally)
-
-
-def subprocess_env():
-    """manage.py in a subprocess, on the database this test runs on."""
-    settings = connection.settings_dict
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "incidentlib.settings.test"}
-    if connection.vendor == "sqlite":
-        env["DATABASE_URL"] = f"sqlite:///{settings['NAME']}"
-    else:
-        parts = urlsplit(os.environ["DATABASE_URL"])
-        env["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{settings['NAME']}"))
-    return env
-
-
-def manage(*args):
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=REPO,
-        env=subprocess_env(),
-        capture_output=True,
-        text=True,
-        timeout=PATIENCE,
-    )
 
 
 def wait_for_progress(process, terminal):
