@@ -1,23 +1,15 @@
-"""Django validators for the admin, built on the exchange format's own rules.
+"""Django validators for model fields, built on the library's rules (cases/rules.py).
 
-The importer and the admin refuse the same things with the same words, because both call
-the rule functions in cases/exchange/validation.py.
+The exchange format's validator calls the same rule functions, so a value the admin's
+model validation refuses is refused by the importer with the same words. (Migrations name
+these classes: keep their names and paths.)
 """
 
 from django.core.exceptions import ValidationError
 from django.utils.deconstruct import deconstructible
+from django.utils.translation import gettext as _
 
-
-def url_problem(value):
-    from .exchange.validation import url_problem  # the models load before the validator
-
-    return url_problem(value)
-
-
-def case_id_problem(value):
-    from .exchange.validation import case_id_problem
-
-    return case_id_problem(value)
+from cases.rules import MAX_SLUG_LENGTH, case_id_problem, slug_problem, url_problem
 
 
 @deconstructible
@@ -41,13 +33,28 @@ class CaseIdValidator:
 
 
 @deconstructible
+class SlugValidator:
+    """ASCII slugs, matched whole: Django's own validate_slug takes capitals and underscores."""
+
+    def __init__(self, max_length=MAX_SLUG_LENGTH):
+        self.max_length = max_length
+
+    def __call__(self, value):
+        if value and (message := slug_problem(value, self.max_length)):
+            raise ValidationError(message, code="invalid_slug")
+
+    def __eq__(self, other):
+        return isinstance(other, SlugValidator) and other.max_length == self.max_length
+
+
+@deconstructible
 class HttpUrlListValidator:
     def __call__(self, value):
         if not isinstance(value, list):
-            raise ValidationError("must be a list of links", code="invalid_list")
+            raise ValidationError(_("must be a list of links"), code="invalid_list")
         for index, item in enumerate(value):
             if not isinstance(item, str):
-                raise ValidationError(f"[{index}]: must be a link", code="invalid_url")
+                raise ValidationError(f"[{index}]: " + _("must be a link"), code="invalid_url")
             if message := url_problem(item):
                 raise ValidationError(f"[{index}]: {message}", code="invalid_url")
 

@@ -1,25 +1,37 @@
 """The one validator of the case exchange format (docs/case-format.md).
 
-`validate_case` takes one decoded JSON value and returns the case in its
-normal form (every key present, translated text as {"en", "ko"}, durations and
-datetimes in one spelling) together with every problem found, each tied to
-the field path it concerns. The importer, the admin and the API all call it.
+`validate_case` takes one decoded JSON value and returns the case in its normal form
+(every key present, translated text as {"en", "ko"}, durations and datetimes in one
+spelling) together with every problem found, each tied to the field path it concerns. The
+importer, restore, the admin's case form, the pending-revision writer and the API all call
+it; problems are worded in the active language (the editor's in the admin).
 """
 
 import datetime
 import re
 from dataclasses import dataclass
 
-from django.core.exceptions import ValidationError
-from django.core.validators import URLValidator
+from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime, parse_duration
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
-from cases.models import CASE_ID_RE, SLUG_RE, Case
+from cases import rules
+from cases.models import Case
+from cases.rules import (
+    IMPACT_FIELDS,
+    LANGUAGES,
+    MAX_TITLE_LENGTH,
+    TRANSLATED_FIELDS,
+    case_id_problem,
+    number,
+    shown,
+    slug_problem,
+    url_problem,
+)
 
-LANGUAGES = ("en", "ko")
-TRANSLATED_FIELDS = ("title", "summary", "trigger", "detection", "lessons", "symptoms_text")
-IMPACT_FIELDS = ("scope", "users", "region")
+from .decoding import RepeatedKeys, json_type
+
 TERM_LIST_FIELDS = ("domain", "symptoms", "components", "contributing")
 STEP_LIST_FIELDS = ("remediation", "action_items")
 TIMELINE_FIELDS = ("detected_after", "resolved_after")
@@ -36,10 +48,11 @@ TOP_LEVEL_FIELDS = frozenset(
 )
 SEVERITIES = tuple(Case.Severity.values)
 DATE_KINDS = tuple(Case.DateKind.values)
-MAX_TITLE_LENGTH = Case._meta.get_field("title").max_length
-MAX_URL_LENGTH = 1000
-HTTP_URL = URLValidator(schemes=["http", "https"])
-UNSAFE_URL_CHARACTER = re.compile(r"[\s\x00-\x1f\x7f]")
+# A title's length is title_problem's to say, in the words imports have always used.
+TEXT_LIMITS = {"title": None}
+# NUL, which PostgreSQL cannot store, and halves of a surrogate pair, which no encoding can.
+UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
+LONGEST_DURATION_TEXT = 40  # `P7300DT23H59M59.999999S` and the like; more is no duration
 
 
 @dataclass(frozen=True)
@@ -49,18 +62,6 @@ class Problem:
 
     def __str__(self):
         return f"{self.path}: {self.message}" if self.path else self.message
-
-
-def type_name(value):
-    return {
-        str: "a string",
-        bool: "true or false",
-        int: "a number",
-        float: "a number",
-        list: "a list",
-        dict: "an object",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
 
 
 def format_duration(value: datetime.timedelta | None) -> str | None:
@@ -93,37 +94,23 @@ def format_datetime(value: datetime.datetime | None) -> str | None:
     return value.astimezone(datetime.UTC).isoformat().replace("+00:00", "Z")
 
 
-# --- rules shared with the admin's form and model validators (cases/validators.py) -----
-
-
-def url_problem(value):
-    """Why a link may not be stored, or None. Only http and https, never javascript: or data:."""
-    lowered = value.strip().lower()
-    if not (lowered.startswith("http://") or lowered.startswith("https://")):
-        return "only http and https links are allowed"
-    if len(value) > MAX_URL_LENGTH:
-        return f"a link may be at most {MAX_URL_LENGTH} characters long"
-    if UNSAFE_URL_CHARACTER.search(value) or len(value) <= len("https://"):
-        return f"{value!r} is not a valid link"
-    try:
-        HTTP_URL(value)
-    except ValidationError:
-        return f"{value!r} is not a valid link"
-    return None
-
-
-def case_id_problem(value):
-    if not CASE_ID_RE.match(value):
-        return f"{value!r} is not a case id: expected IL- and at least four digits"
-    return None
-
-
 def title_problem(english, korean):
     if not english.strip() and not korean.strip():
-        return "a title is required in at least one language (en or ko)"
+        return _("a title is required in at least one language (en or ko)")
     if len(english) > MAX_TITLE_LENGTH or len(korean) > MAX_TITLE_LENGTH:
-        return f"a title may be at most {MAX_TITLE_LENGTH} characters long"
+        return _("a title may be at most %(max)s characters long") % {"max": MAX_TITLE_LENGTH}
     return None
+
+
+def too_long(length, limit):
+    return _("at most %(max)s characters, not %(count)s") % {
+        "max": number(limit),
+        "count": number(length),
+    }
+
+
+def shown_key(key):
+    return key if key.isprintable() and len(key) <= 60 else shown(key)
 
 
 class CaseValidator:
@@ -139,18 +126,22 @@ class CaseValidator:
     def run(self):
         raw = self.raw
         if not isinstance(raw, dict):
-            self.problem("", f"a case must be a JSON object, got {type_name(raw)}")
+            self.problem(
+                "", _("a case must be a JSON object, got %(type)s") % {"type": json_type(raw)}
+            )
             return None
+        self.repeated_keys("", raw)
         for key in sorted(set(raw) - TOP_LEVEL_FIELDS):
-            self.problem(key, "unknown field (the exchange format has no such field)")
+            self.problem(shown_key(key), _("unknown field (the exchange format has no such field)"))
 
         case = {"id": self.case_id(raw.get("id"))}
         case["org"], case["org_slug"] = self.organisation(raw.get("org"), raw.get("org_slug"))
         case["date"] = self.date(raw.get("date"))
         case["date_kind"] = self.choice("date_kind", raw.get("date_kind"), DATE_KINDS, "occurred")
         for field in TRANSLATED_FIELDS:
-            case[field] = self.translated(field, raw.get(field), plain_string_ok=False)
-        if "title" not in {p.path for p in self.problems}:
+            limit = TEXT_LIMITS.get(field, rules.MAX_TEXT_LENGTH)
+            case[field] = self.translated(field, raw.get(field), limit, plain_string_ok=False)
+        if not any(p.path.startswith("title") for p in self.problems):
             message = title_problem(case["title"]["en"], case["title"]["ko"])
             if message:
                 self.problem("title", message)
@@ -164,10 +155,10 @@ class CaseValidator:
             case[field] = self.step_list(field, raw.get(field))
         case["related"] = self.id_list("related", raw.get("related"))
         if case["id"] and case["id"] in case["related"]:
-            self.problem("related", "a case cannot be related to itself")
+            self.problem("related", _("a case cannot be related to itself"))
         case["recurrence_of"] = self.optional_case_id("recurrence_of", raw.get("recurrence_of"))
         if case["id"] and case["recurrence_of"] == case["id"]:
-            self.problem("recurrence_of", "a case cannot be a recurrence of itself")
+            self.problem("recurrence_of", _("a case cannot be a recurrence of itself"))
         case["sources"] = self.sources(raw.get("sources"))
         case["docs"] = self.url_list("docs", raw.get("docs"))
         case["review"] = self.review(raw.get("review"))
@@ -175,18 +166,38 @@ class CaseValidator:
         case["url"] = self.url("url", raw.get("url"), required=False)
         return None if self.problems else case
 
+    def problems_at(self, path):
+        return any(
+            p.path == path or p.path.startswith((f"{path}.", f"{path}[")) for p in self.problems
+        )
+
+    def repeated_keys(self, path, value):
+        for key in getattr(value, "repeated", ()) if isinstance(value, RepeatedKeys) else ():
+            where = f"{path}.{shown_key(key)}" if path else shown_key(key)
+            self.problem(where, _("given twice in one object (the second would silently win)"))
+
     # --- scalars ---------------------------------------------------------
 
-    def string(self, path, value, *, required):
+    def string(self, path, value, *, required, limit=None):
         if value is None:
             if required:
-                self.problem(path, "is required")
+                self.problem(path, _("is required"))
             return None
         if not isinstance(value, str):
-            self.problem(path, f"must be a string, got {type_name(value)}")
+            self.problem(path, _("must be a string, got %(type)s") % {"type": json_type(value)})
             return None
-        if "\x00" in value:
-            self.problem(path, "must not contain a NUL character")
+        if limit is not None and len(value) > limit:
+            self.problem(path, too_long(len(value), limit))
+            return None
+        if found := UNSTORABLE.search(value):
+            if found.group() == "\x00":
+                self.problem(path, _("must not contain a NUL character"))
+            else:
+                code = f"\\u{ord(found.group()):04x}"
+                self.problem(
+                    path,
+                    _("holds an unpaired surrogate (%(code)s), which is not text") % {"code": code},
+                )
             return None
         return value
 
@@ -194,38 +205,39 @@ class CaseValidator:
         value = self.string("id", value, required=True)
         if value is None:
             return None
-        message = case_id_problem(value)
-        if message:
+        if message := case_id_problem(value):
             self.problem("id", message)
             return None
         return value
 
     def organisation(self, name, slug):
-        name = self.string("org", name, required=True)
+        name = self.string("org", name, required=True, limit=rules.MAX_NAME_LENGTH)
         if name is not None and not name.strip():
-            self.problem("org", "must not be empty")
+            self.problem("org", _("must not be empty"))
             name = None
         if slug is not None:
             slug = self.slug("org_slug", slug)
         elif name:
-            slug = slugify(name, allow_unicode=True) or None
+            # ASCII only, as every identifier: a name in Hangul alone needs a slug given.
+            slug = slugify(name)[: rules.MAX_SLUG_LENGTH].strip("-") or None
             if slug is None:
-                self.problem("org_slug", f"cannot be derived from {name!r}: give one")
+                self.problem(
+                    "org_slug",
+                    _("cannot be derived from %(value)s: give one") % {"value": shown(name)},
+                )
         return name, slug
 
-    def slug(self, path, value):
+    def slug(self, path, value, max_length=rules.MAX_SLUG_LENGTH):
         value = self.string(path, value, required=True)
         if value is None:
             return None
-        if not SLUG_RE.match(value):
-            self.problem(
-                path, f"{value!r} is not a slug: use lowercase letters, digits and single hyphens"
-            )
+        if message := slug_problem(value, max_length):
+            self.problem(path, message)
             return None
         return value
 
-    def optional_slug(self, path, value):
-        return None if value is None else self.slug(path, value)
+    def optional_slug(self, path, value, max_length=rules.MAX_SLUG_LENGTH):
+        return None if value is None else self.slug(path, value, max_length)
 
     def choice(self, path, value, choices, default):
         if value is None:
@@ -234,7 +246,11 @@ class CaseValidator:
         if value is None:
             return default
         if value not in choices:
-            self.problem(path, f"{value!r} is not one of {', '.join(choices)}")
+            self.problem(
+                path,
+                _("%(value)s is not one of %(choices)s")
+                % {"value": shown(value), "choices": ", ".join(choices)},
+            )
             return default
         return value
 
@@ -247,14 +263,28 @@ class CaseValidator:
         except ValueError:
             parsed = None
         if parsed is None:
-            self.problem("date", f"{value!r} is not a real date in the form YYYY-MM-DD")
+            self.problem(
+                "date",
+                _("%(value)s is not a real date in the form YYYY-MM-DD") % {"value": shown(value)},
+            )
+            return None
+        if self.out_of_range("date", value, parsed.year, parsed > rules.latest_allowed_date()):
             return None
         return parsed.isoformat()
+
+    def out_of_range(self, path, value, year, later_than_now):
+        if year < rules.EARLIEST_YEAR:
+            self.problem(path, _("%(value)s is before 1900") % {"value": shown(value)})
+            return True
+        if later_than_now:
+            self.problem(path, _("%(value)s is in the future") % {"value": shown(value)})
+            return True
+        return False
 
     def datetime(self, path, value):
         if value is None:
             return None
-        value = self.string(path, value, required=True)
+        value = self.string(path, value, required=True, limit=40)
         if value is None:
             return None
         try:
@@ -262,10 +292,22 @@ class CaseValidator:
         except ValueError:
             parsed = None
         if parsed is None:
-            self.problem(path, f"{value!r} is not an ISO 8601 date and time")
+            self.problem(
+                path, _("%(value)s is not an ISO 8601 date and time") % {"value": shown(value)}
+            )
             return None
         if parsed.tzinfo is None:
-            self.problem(path, f"{value!r} has no time zone: add Z or an offset such as +09:00")
+            self.problem(
+                path,
+                _("%(value)s has no time zone: add Z or an offset such as +09:00")
+                % {"value": shown(value)},
+            )
+            return None
+        # The year first: converting year 9999 or year 1 to UTC may leave the calendar.
+        latest = timezone.now() + rules.CLOCK_TOLERANCE
+        if self.out_of_range(path, value, parsed.year, parsed.year > latest.year):
+            return None
+        if self.out_of_range(path, value, parsed.year, parsed > latest):
             return None
         return format_datetime(parsed)
 
@@ -277,12 +319,22 @@ class CaseValidator:
             return None
         # Django reads a bare "P" or "PT" as zero; ISO 8601 needs at least one number.
         is_iso = value.startswith(("P", "-P")) and any(c.isdigit() for c in value)
-        parsed = parse_duration(value) if is_iso else None
-        if parsed is None:
-            self.problem(path, f"{value!r} is not an ISO 8601 duration such as PT3H15M")
+        try:
+            parsed = parse_duration(value) if is_iso else None
+        except (OverflowError, ValueError):  # more days than a timedelta holds
+            parsed = rules.MAX_DURATION * 2
+        if parsed is None or len(value) > LONGEST_DURATION_TEXT:
+            self.problem(
+                path,
+                _("%(value)s is not an ISO 8601 duration such as PT3H15M")
+                % {"value": shown(value)},
+            )
             return None
         if parsed < datetime.timedelta(0):
-            self.problem(path, "must not be negative")
+            self.problem(path, _("must not be negative"))
+            return None
+        if parsed > rules.MAX_DURATION:
+            self.problem(path, _("is longer than 20 years"))
             return None
         return format_duration(parsed)
 
@@ -292,38 +344,41 @@ class CaseValidator:
             return None
         if not value.strip():
             if required:
-                self.problem(path, "must not be empty")
+                self.problem(path, _("must not be empty"))
             return None
-        message = url_problem(value)
-        if message:
+        if message := url_problem(value):
             self.problem(path, message)
             return None
         return value
 
     # --- structures --------------------------------------------------------
 
-    def translated(self, path, value, *, plain_string_ok):
+    def translated(self, path, value, limit, *, plain_string_ok):
         """Translated text: {"en": ..., "ko": ...}; a plain string, where allowed, is English."""
         empty = {"en": "", "ko": ""}
         if value is None:
             return empty
         if isinstance(value, str) and plain_string_ok:
-            return {"en": self.string(path, value, required=True) or "", "ko": ""}
+            return {"en": self.string(path, value, required=True, limit=limit) or "", "ko": ""}
         if not isinstance(value, dict):
-            expected = (
-                'a string or an object {"en": ..., "ko": ...}'
-                if plain_string_ok
-                else ('an object {"en": ..., "ko": ...}')
-            )
-            self.problem(path, f"must be {expected}, got {type_name(value)}")
+            if plain_string_ok:
+                message = _('must be a string or an object {"en": ..., "ko": ...}, got %(type)s')
+            else:
+                message = _('must be an object {"en": ..., "ko": ...}, got %(type)s')
+            self.problem(path, message % {"type": json_type(value)})
             return empty
+        self.repeated_keys(path, value)
         for key in sorted(set(value) - set(LANGUAGES)):
-            self.problem(f"{path}.{key}", "unknown language: only en and ko are allowed")
+            self.problem(
+                f"{path}.{shown_key(key)}", _("unknown language: only en and ko are allowed")
+            )
         result = {}
         for language in LANGUAGES:
             text = value.get(language)
             result[language] = (
-                "" if text is None else self.string(f"{path}.{language}", text, required=True) or ""
+                ""
+                if text is None
+                else self.string(f"{path}.{language}", text, required=True, limit=limit) or ""
             )
         return result
 
@@ -332,35 +387,55 @@ class CaseValidator:
         if value is None:
             return {}
         if not isinstance(value, dict):
-            self.problem(path, f"must be an object, got {type_name(value)}")
+            self.problem(path, _("must be an object, got %(type)s") % {"type": json_type(value)})
             return {}
+        self.repeated_keys(path, value)
         for key in sorted(set(value) - set(allowed)):
-            self.problem(f"{path}.{key}", "unknown field (the exchange format has no such field)")
+            self.problem(
+                f"{path}.{shown_key(key)}",
+                _("unknown field (the exchange format has no such field)"),
+            )
         return value
 
-    def list_of(self, path, value, noun):
+    def list_of(self, path, value, wrong_type, too_many, limit):
+        """`wrong_type` and `too_many`: the messages for a value that is no list, and for one
+        longer than `limit`."""
         if value is None:
             return []
         if not isinstance(value, list):
-            self.problem(path, f"must be a list of {noun}, got {type_name(value)}")
+            self.problem(path, wrong_type % {"type": json_type(value)})
+            return []
+        if len(value) > limit:
+            self.problem(path, too_many % {"max": number(limit), "count": number(len(value))})
             return []
         return value
 
     def impact(self, value):
         value = self.object("impact", value, IMPACT_FIELDS)
         return {
-            field: self.translated(f"impact.{field}", value.get(field), plain_string_ok=True)
+            field: self.translated(
+                f"impact.{field}", value.get(field), rules.MAX_IMPACT_LENGTH, plain_string_ok=True
+            )
             for field in IMPACT_FIELDS
         }
 
     def slug_list(self, path, value):
         slugs = []
-        for index, item in enumerate(self.list_of(path, value, "slugs")):
+        items = self.list_of(
+            path,
+            value,
+            _("must be a list of slugs, got %(type)s"),
+            _("at most %(max)s terms, not %(count)s"),
+            rules.MAX_TERMS,
+        )
+        for index, item in enumerate(items):
             slug = self.slug(f"{path}[{index}]", item)
             if slug is None:
                 continue
             if slug in slugs:
-                self.problem(f"{path}[{index}]", f"{slug!r} is listed twice")
+                self.problem(
+                    f"{path}[{index}]", _("%(value)s is listed twice") % {"value": shown(slug)}
+                )
                 continue
             slugs.append(slug)
         return slugs
@@ -369,21 +444,30 @@ class CaseValidator:
         value = self.string(path, value, required=False)
         if value is None:
             return None
-        if not CASE_ID_RE.match(value):
-            self.problem(path, f"{value!r} is not a case id: expected IL- and at least four digits")
+        if message := case_id_problem(value):
+            self.problem(path, message)
             return None
         return value
 
     def id_list(self, path, value):
         ids = []
-        for index, item in enumerate(self.list_of(path, value, "case ids")):
+        items = self.list_of(
+            path,
+            value,
+            _("must be a list of case ids, got %(type)s"),
+            _("at most %(max)s cases, not %(count)s"),
+            rules.MAX_RELATED,
+        )
+        for index, item in enumerate(items):
             case_id = self.optional_case_id(f"{path}[{index}]", item)
             if item is None:
-                self.problem(f"{path}[{index}]", "must be a case id, got null")
+                self.problem(f"{path}[{index}]", _("must be a case id, got null"))
             if case_id is None:
                 continue
             if case_id in ids:
-                self.problem(f"{path}[{index}]", f"{case_id} is listed twice")
+                self.problem(
+                    f"{path}[{index}]", _("%(value)s is listed twice") % {"value": case_id}
+                )
                 continue
             ids.append(case_id)
         return ids
@@ -396,32 +480,61 @@ class CaseValidator:
 
     def step_list(self, path, value):
         steps = []
-        for index, item in enumerate(self.list_of(path, value, "texts")):
-            step = self.translated(f"{path}[{index}]", item, plain_string_ok=True)
-            if not any(step.values()) and item is not None:
-                self.problem(f"{path}[{index}]", "is empty in both languages")
-            elif item is None:
-                self.problem(f"{path}[{index}]", "must be a text, got null")
+        items = self.list_of(
+            path,
+            value,
+            _("must be a list of texts, got %(type)s"),
+            _("at most %(max)s steps, not %(count)s"),
+            rules.MAX_STEPS,
+        )
+        for index, item in enumerate(items):
+            where = f"{path}[{index}]"
+            step = self.translated(where, item, rules.MAX_STEP_LENGTH, plain_string_ok=True)
+            if item is None:
+                self.problem(where, _("must be a text, got null"))
+            elif not any(step.values()) and not any(
+                p.path.startswith(where) for p in self.problems
+            ):
+                self.problem(where, _("is empty in both languages"))
             steps.append(step)
         return steps
 
     def sources(self, value):
         sources = []
-        for index, item in enumerate(self.list_of("sources", value, "sources")):
+        items = self.list_of(
+            "sources",
+            value,
+            _("must be a list of sources, got %(type)s"),
+            _("at most %(max)s sources, not %(count)s"),
+            rules.MAX_SOURCES,
+        )
+        for index, item in enumerate(items):
             item_path = f"sources[{index}]"
             if not isinstance(item, dict):
-                self.problem(item_path, f"must be an object with a url, got {type_name(item)}")
+                self.problem(
+                    item_path,
+                    _("must be an object with a url, got %(type)s") % {"type": json_type(item)},
+                )
                 continue
             self.object(item_path, item, SOURCE_FIELDS)
             url = self.url(f"{item_path}.url", item.get("url"), required=True)
-            kind = self.optional_slug(f"{item_path}.kind", item.get("kind"))
+            kind = self.optional_slug(
+                f"{item_path}.kind", item.get("kind"), rules.MAX_SOURCE_KIND_LENGTH
+            )
             archived = self.url(f"{item_path}.archived", item.get("archived"), required=False)
             sources.append({"url": url, "kind": kind, "archived": archived})
         return sources
 
     def url_list(self, path, value):
         urls = []
-        for index, item in enumerate(self.list_of(path, value, "links")):
+        items = self.list_of(
+            path,
+            value,
+            _("must be a list of links, got %(type)s"),
+            _("at most %(max)s links, not %(count)s"),
+            rules.MAX_DOCS,
+        )
+        for index, item in enumerate(items):
             url = self.url(f"{path}[{index}]", item, required=True)
             if url is not None:
                 urls.append(url)
@@ -429,8 +542,12 @@ class CaseValidator:
 
     def review(self, value):
         value = self.object("review", value, REVIEW_FIELDS)
-        written_by = self.string("review.written_by", value.get("written_by"), required=False)
-        reviewed_by = self.string("review.reviewed_by", value.get("reviewed_by"), required=False)
+        written_by, reviewed_by = (
+            self.string(
+                f"review.{name}", value.get(name), required=False, limit=rules.MAX_NAME_LENGTH
+            )
+            for name in ("written_by", "reviewed_by")
+        )
         return {
             "written_by": written_by or None,
             "reviewed_at": self.datetime("review.reviewed_at", value.get("reviewed_at")),

@@ -140,7 +140,7 @@ HOSTILE = [
     (
         "many-steps.json",
         as_json(good_case(remediation=["Restart."] * 100_000)),
-        "IL-7001: remediation: at most 200 steps, not 100000",
+        "IL-7001: remediation: at most 200 steps, not 100,000",
     ),
     (
         "many-terms.json",
