@@ -34,9 +34,7 @@ class CaseFactory(factory.django.DjangoModelFactory):
     public_id = factory.Sequence(lambda n: f"IL-{n + 1:04d}")
     org = factory.SubFactory(OrganisationFactory)
     # A day each, never in the future (which the validator refuses), however many are made.
-    date = factory.Sequence(
-        lambda n: datetime.date(2000, 1, 1) + datetime.timedelta(days=n % 9000)
-    )
+    date = factory.Sequence(lambda n: datetime.date(2000, 1, 1) + datetime.timedelta(days=n % 9000))
     title_en = factory.Sequence(lambda n: f"Case number {n} failed")
     title_ko = factory.Sequence(lambda n: f"사례 {n} 장애")
     summary_en = "Something failed."
