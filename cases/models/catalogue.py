@@ -4,17 +4,24 @@ Translated fields (title, summary, labels, ...) are registered in translation.py
 django-modeltranslation adds an `_en` and a `_ko` column for each.
 """
 
-import re
+import datetime
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
-from cases.validators import CaseIdValidator, HttpUrlListValidator, HttpUrlValidator
+from cases.rules import (
+    CASE_ID_RE,
+    CASE_ID_SQL_PATTERN,
+    MAX_DURATION,
+    MAX_SOURCE_KIND_LENGTH,
+    SLUG_RE,
+    SLUG_SQL_PATTERN,
+)
+from cases.validators import CaseIdValidator, HttpUrlListValidator, HttpUrlValidator, SlugValidator
 
-CASE_ID_RE = re.compile(r"^IL-\d{4,}$")
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+__all__ = ["CASE_ID_RE", "SLUG_RE"]  # the rules' patterns, as the models have always named them
 
 
 class Vocabulary(models.TextChoices):
@@ -37,10 +44,17 @@ LIST_VOCABULARIES = {
 
 class Organisation(models.Model):
     name = models.CharField(_("name"), max_length=200)
-    slug = models.SlugField(_("slug"), max_length=200, unique=True, allow_unicode=True)
+    slug = models.SlugField(_("slug"), max_length=200, unique=True, validators=[SlugValidator()])
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(slug__regex=SLUG_SQL_PATTERN),
+                name="organisation_slug_pattern",
+                violation_error_message=_("a slug is lowercase letters a-z, digits and hyphens"),
+            ),
+        ]
         verbose_name = _("organisation")
         verbose_name_plural = _("organisations")
 
@@ -52,7 +66,7 @@ class Term(models.Model):
     """One value of one taxonomy vocabulary, e.g. the component `shared-filesystem`."""
 
     vocabulary = models.CharField(_("vocabulary"), max_length=20, choices=Vocabulary.choices)
-    slug = models.SlugField(_("slug"), max_length=100)
+    slug = models.SlugField(_("slug"), max_length=100, validators=[SlugValidator()])
     label = models.CharField(_("label"), max_length=200)
     description = models.TextField(_("description"), blank=True)
     # One alias a line; search matches them as it matches the label.
@@ -62,6 +76,14 @@ class Term(models.Model):
         ordering = ["vocabulary", "slug"]
         constraints = [
             models.UniqueConstraint(fields=["vocabulary", "slug"], name="term_unique_slug"),
+            models.CheckConstraint(
+                condition=Q(slug__regex=SLUG_SQL_PATTERN),
+                name="term_slug_pattern",
+                violation_error_message=_("a slug is lowercase letters a-z, digits and hyphens"),
+            ),
+            models.CheckConstraint(
+                condition=Q(vocabulary__in=Vocabulary.values), name="term_vocabulary_choice"
+            ),
         ]
         verbose_name = _("term")
         verbose_name_plural = _("terms")
@@ -124,24 +146,37 @@ def editor_field(verbose_name):
     )
 
 
+class CaseStatus(models.TextChoices):
+    DRAFT = "draft", _("Draft")
+    IN_REVIEW = "in_review", _("In review")
+    CHANGES_REQUESTED = "changes_requested", _("Changes requested")
+    PUBLISHED = "published", _("Published")
+    WITHDRAWN = "withdrawn", _("Withdrawn")
+
+
+class DateKind(models.TextChoices):
+    OCCURRED = "occurred", _("Occurred")
+    PUBLISHED = "published", _("Report published")
+
+
+class Severity(models.TextChoices):
+    UNKNOWN = "unknown", _("Unknown")
+    LOW = "low", _("Low")
+    MEDIUM = "medium", _("Medium")
+    HIGH = "high", _("High")
+    CRITICAL = "critical", _("Critical")
+
+
+class StepKind(models.TextChoices):
+    REMEDIATION = "remediation", _("Remediation")
+    ACTION_ITEM = "action_item", _("Follow-up action")
+
+
 class Case(models.Model):
-    class Status(models.TextChoices):
-        DRAFT = "draft", _("Draft")
-        IN_REVIEW = "in_review", _("In review")
-        CHANGES_REQUESTED = "changes_requested", _("Changes requested")
-        PUBLISHED = "published", _("Published")
-        WITHDRAWN = "withdrawn", _("Withdrawn")
-
-    class DateKind(models.TextChoices):
-        OCCURRED = "occurred", _("Occurred")
-        PUBLISHED = "published", _("Report published")
-
-    class Severity(models.TextChoices):
-        UNKNOWN = "unknown", _("Unknown")
-        LOW = "low", _("Low")
-        MEDIUM = "medium", _("Medium")
-        HIGH = "high", _("High")
-        CRITICAL = "critical", _("Critical")
+    # Module-level, so that Meta's constraints can name their values too.
+    Status = CaseStatus
+    DateKind = DateKind
+    Severity = Severity
 
     public_id = models.CharField(
         _("id"), max_length=20, help_text="IL-0000", validators=[CaseIdValidator()]
@@ -186,6 +221,7 @@ class Case(models.Model):
         null=True,
         blank=True,
         related_name="recurrences",
+        limit_choices_to={"draft_of__isnull": True},  # a case, not a pending revision's copy
         verbose_name=_("recurrence of"),
     )
     related = models.ManyToManyField(
@@ -256,10 +292,37 @@ class Case(models.Model):
             models.UniqueConstraint(
                 fields=["public_id"], condition=Q(draft_of__isnull=True), name="case_unique_id"
             ),
-            models.CheckConstraint(condition=Q(public_id__startswith="IL-"), name="case_id_prefix"),
+            models.CheckConstraint(
+                condition=Q(public_id__regex=CASE_ID_SQL_PATTERN),
+                name="case_id_pattern",
+                violation_error_message=_("a case id is IL- and at least four digits (0-9)"),
+            ),
             models.CheckConstraint(
                 condition=~Q(status="published") | Q(published_at__isnull=False),
                 name="case_published_has_date",
+            ),
+            *(
+                models.CheckConstraint(
+                    condition=Q(**{f"{field}__isnull": True})
+                    | Q(**{f"{field}__range": (datetime.timedelta(0), MAX_DURATION)}),
+                    name=f"case_{field}_in_range",
+                    violation_error_message=_("a duration is not negative, nor over 20 years"),
+                )
+                for field in ("detected_after", "resolved_after")
+            ),
+            models.CheckConstraint(
+                condition=~Q(recurrence_of=F("pk")),
+                name="case_not_own_recurrence",
+                violation_error_message=_("a case cannot be a recurrence of itself"),
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=CaseStatus.values), name="case_status_choice"
+            ),
+            models.CheckConstraint(
+                condition=Q(severity__in=Severity.values), name="case_severity_choice"
+            ),
+            models.CheckConstraint(
+                condition=Q(date_kind__in=DateKind.values), name="case_date_kind_choice"
             ),
         ]
         verbose_name = _("case")
@@ -316,7 +379,14 @@ class Case(models.Model):
 
 class CaseTerm(models.Model):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="case_terms")
-    term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="case_terms")
+    # The cause is the case's own column (`root_cause`); the exchange format has no place
+    # for a cause among the terms, so none may be chosen here.
+    term = models.ForeignKey(
+        Term,
+        on_delete=models.PROTECT,
+        related_name="case_terms",
+        limit_choices_to=~Q(vocabulary=Vocabulary.ROOT_CAUSE),
+    )
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
@@ -335,9 +405,7 @@ class CaseTerm(models.Model):
 class CaseStep(models.Model):
     """One remediation step or follow-up action item, in order."""
 
-    class Kind(models.TextChoices):
-        REMEDIATION = "remediation", _("Remediation")
-        ACTION_ITEM = "action_item", _("Follow-up action")
+    Kind = StepKind
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="steps")
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
@@ -346,6 +414,16 @@ class CaseStep(models.Model):
 
     class Meta:
         ordering = ["kind", "position"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(text_en__isnull=False, text_en__gt="")
+                | Q(text_ko__isnull=False, text_ko__gt=""),
+                name="step_has_text",
+                # The exchange validator's words, so that the admin says it once.
+                violation_error_message=_("is empty in both languages"),
+            ),
+            models.CheckConstraint(condition=Q(kind__in=StepKind.values), name="step_kind_choice"),
+        ]
         verbose_name = _("step")
         verbose_name_plural = _("steps")
 
@@ -357,13 +435,23 @@ class Source(models.Model):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="sources")
     position = models.PositiveSmallIntegerField(_("position"), default=0)
     url = models.CharField(_("address"), max_length=1000, validators=[HttpUrlValidator()])
-    kind = models.SlugField(_("kind"), max_length=50, blank=True)
+    kind = models.SlugField(
+        _("kind"),
+        max_length=MAX_SOURCE_KIND_LENGTH,
+        blank=True,
+        validators=[SlugValidator(MAX_SOURCE_KIND_LENGTH)],
+    )
     archived = models.CharField(
         _("archived copy"), max_length=1000, blank=True, validators=[HttpUrlValidator()]
     )
 
     class Meta:
         ordering = ["position"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind="") | Q(kind__regex=SLUG_SQL_PATTERN), name="source_kind_slug"
+            ),
+        ]
         verbose_name = _("source")
         verbose_name_plural = _("sources")
 
@@ -375,7 +463,12 @@ class CaseRelation(models.Model):
     """`from_case` lists `to_case` as related; the site shows the link from both sides."""
 
     from_case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="outgoing_relations")
-    to_case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="incoming_relations")
+    to_case = models.ForeignKey(
+        Case,
+        on_delete=models.CASCADE,
+        related_name="incoming_relations",
+        limit_choices_to={"draft_of__isnull": True},
+    )
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:

@@ -14,7 +14,10 @@ class CaseTransition(models.Model):
     case = models.ForeignKey(Case, on_delete=models.SET_NULL, null=True, related_name="transitions")
     public_id = models.CharField(max_length=20, db_index=True)
     action = models.CharField(_("action"), max_length=40)  # e.g. incidentlib.case.approved
-    from_status = models.CharField(_("from"), max_length=20, choices=Case.Status.choices)
+    # Blank when the case had no status before: created by an import or a restore.
+    from_status = models.CharField(
+        _("from"), max_length=20, choices=Case.Status.choices, blank=True
+    )
     to_status = models.CharField(_("to"), max_length=20, choices=Case.Status.choices)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
@@ -38,6 +41,18 @@ class CaseVersion(models.Model):
     Kept when the case is deleted: `public_id` still says whose version it was.
     """
 
+    class Event(models.TextChoices):
+        # Saves that write a case's content: their authors may not approve it.
+        CREATED = "created", _("created")
+        SAVED = "saved", _("saved")
+        RESTORED = "restored", _("restored from an older version")
+        # States recorded for the history, written by nobody in particular.
+        BEFORE_FIRST_EDIT = "before_first_edit", _("as it was before its first edit")
+        REVISION_STARTED = "revision_started", _("pending revision started")
+        APPROVED = "approved", _("approved and published")
+
+    AUTHORING = (Event.CREATED, Event.SAVED, Event.RESTORED)
+
     case = models.ForeignKey(Case, on_delete=models.SET_NULL, null=True, related_name="versions")
     public_id = models.CharField(max_length=20, db_index=True)
     number = models.PositiveIntegerField()
@@ -49,6 +64,8 @@ class CaseVersion(models.Model):
     )
     saved_at = models.DateTimeField(auto_now_add=True)
     reason = models.CharField(max_length=200, blank=True)
+    # Blank for versions kept before events were recorded: counted as authored.
+    event = models.CharField(max_length=20, choices=Event.choices, blank=True)
 
     class Meta:
         ordering = ["public_id", "number"]

@@ -78,9 +78,8 @@ def hostile_case(public_id, status, org, terms):
     )
     for kind in CaseStep.Kind.values:
         CaseStepFactory(case=case, kind=kind, text_en=HOSTILE, text_ko=HOSTILE)
-    # A source's kind is a slug when it comes through the format; stored directly it may not
-    # be (the column holds 50 characters).
-    SourceFactory(case=case, url="https://example.org/pm?a=1&b=2", kind=MARKUP)
+    # A source's kind is a slug however it is stored (the database checks it too).
+    SourceFactory(case=case, url="https://example.org/pm?a=1&b=2", kind="postmortem")
     return case
 
 
@@ -159,7 +158,7 @@ def test_json_gives_the_text_back_exactly_and_is_never_sniffed_as_html(client, h
     assert case["summary"] == {"en": LONG, "ko": LONG}
     assert case["org"] == HOSTILE
     assert case["remediation"] == [{"en": HOSTILE, "ko": HOSTILE}]
-    assert case["sources"][0]["kind"] == MARKUP
+    assert case["sources"][0]["url"] == "https://example.org/pm?a=1&b=2"
     assert case["review"]["written_by"] == HOSTILE
 
 
