@@ -1,19 +1,19 @@
-"""Saved versions of a case: recorded at every editorial save, compared, restored."""
+"""Saved versions of a case: recorded at every editorial save, compared, and read for who
+wrote what since the last approval."""
 
 import difflib
 
-from django.db import transaction
-from django.db.models import Max
-from django.utils.translation import gettext as _
+from django.db.models import Max, Q
 
 from cases.exchange.serialize import case_to_exchange
-from cases.exchange.validation import validate_case
-from cases.exchange.writing import write_case
 from cases.models import Case, CaseVersion
 
+Event = CaseVersion.Event
 
-def snapshot(case, *, user, reason=""):
-    """Record the case as it is now (a pending revision is recorded under its case)."""
+
+def snapshot(case, *, user, event, reason=None):
+    """Record the case as it is now (a pending revision is recorded under its case).
+    `reason`, for the history page, defaults to the event's own words."""
     root = case.root
     fresh = Case.objects.for_exchange().get(pk=case.pk)
     number = (
@@ -27,15 +27,35 @@ def snapshot(case, *, user, reason=""):
         status=case.status,
         pending_revision=bool(case.draft_of_id),
         saved_by=user,
-        reason=reason,
+        event=event,
+        reason=str(reason or Event(event).label),
     )
 
 
-def ensure_first_version(case, *, user):
+def ensure_first_version(case):
     """Before the first editorial save of an imported case, keep what the import wrote."""
     root = case.root
     if not CaseVersion.objects.filter(public_id=root.public_id).exists():
-        snapshot(case, user=None, reason=_("as it was before its first edit"))
+        snapshot(case, user=None, event=Event.BEFORE_FIRST_EDIT)
+
+
+def authors_since_approval(case):
+    """The primary keys of everyone who wrote any version of the case since it was last
+    approved (of a never approved case: ever), its working copy's versions included.
+
+    A version whose event is unknown (kept before events were recorded) counts as written.
+    Who saved last counts too, for a save made outside the editorial functions.
+    """
+    root = case.root
+    versions = CaseVersion.objects.filter(case=root)
+    approved = versions.filter(event=Event.APPROVED).aggregate(n=Max("number"))["n"] or 0
+    written = versions.filter(number__gt=approved).filter(
+        Q(event__in=CaseVersion.AUTHORING) | Q(event="")
+    )
+    authors = set(written.exclude(saved_by=None).values_list("saved_by", flat=True))
+    if case.last_edited_by_id:
+        authors.add(case.last_edited_by_id)
+    return authors
 
 
 def flatten(value, path=""):
@@ -67,30 +87,3 @@ def compare(older, newer):
             ]
             changes.append((path, old, new, diff))
     return changes
-
-
-def case_restore(*, case, version, user):
-    """Write an old version's content back. A published case gets it as a pending
-    revision (it goes public only through review); any other case takes it directly."""
-    from cases.editorial.transitions import WorkflowError, can_edit, case_start_revision
-
-    if version.public_id != case.root.public_id:
-        raise WorkflowError(_("That version belongs to another case."))
-    with transaction.atomic():
-        target = case
-        if case.status == Case.Status.PUBLISHED and not case.draft_of_id:
-            target = case_start_revision(case=case, user=user)
-        if not can_edit(user, target):
-            raise WorkflowError(_("You cannot edit this case in its current state."))
-        data, problems = validate_case(version.data)
-        if data is None:
-            raise WorkflowError(
-                _("This version no longer passes validation: %(problems)s")
-                % {"problems": "; ".join(str(p) for p in problems)}
-            )
-        write_case(target, data)
-        target.last_edited_by = user
-        target.edit_version += 1
-        target.save()
-        snapshot(target, user=user, reason=_("restored from version %(n)s") % {"n": version.number})
-        return target

@@ -6,13 +6,13 @@
                         ▼   │                                          ▼
                  changes requested                                   draft
 
-A published case is never edited in place. `case_start_revision` gives it a working copy
-(a draft whose `draft_of` is the published case); the copy goes through the same steps,
-and approving it writes its content into the published case, which stays public with its
-old content until then.
+A published case is never edited in place: its edits go to a pending revision
+(cases.editorial.revisions), which goes through the same steps.
 
 Each transition runs in one transaction, locks the case, checks its state and the user's
-rights, saves only what it changes and records who, when, from, to and why.
+rights, saves only what it changes and records who, when, from, to and why (audit). An
+import and a restore change statuses too, many at a time: `record_import` and
+`record_restore` record those.
 """
 
 from dataclasses import dataclass
@@ -23,17 +23,31 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cases.caching import public_content_changed
-from cases.editorial.translation_state import update_translation_state
-from cases.exchange.serialize import case_to_exchange
-from cases.exchange.validation import validate_case
-from cases.exchange.writing import write_case
-from cases.models import Case, CaseTransition
+from cases.models import Case, CaseVersion
+
+from . import history
+from .audit import log, log_many
+from .revisions import case_start_revision, publish_revision
+from .rights import WorkflowError, can_edit, display_name
+from .translation_state import stale_fields
 
 Status = Case.Status
 
-
-class WorkflowError(Exception):
-    """A transition that is not allowed; the message says why, in the reader's language."""
+__all__ = [
+    "TRANSITIONS",
+    "WorkflowError",
+    "available_transitions",
+    "can_edit",
+    "case_approve",
+    "case_reopen",
+    "case_request_changes",
+    "case_start_revision",
+    "case_submit",
+    "case_withdraw",
+    "record_import",
+    "record_restore",
+    "refusal",
+]
 
 
 @dataclass(frozen=True)
@@ -96,23 +110,6 @@ TRANSITIONS = {
 }
 
 
-def display_name(user):
-    return user.get_full_name() or user.get_username()
-
-
-def can_edit(user, case):
-    """Editors edit their own drafts; reviewers any case not yet public; nobody a public one."""
-    if case.status not in (Status.DRAFT, Status.CHANGES_REQUESTED, Status.IN_REVIEW):
-        return False
-    if user.is_superuser or user.has_perm("cases.review_case"):
-        return True
-    return (
-        user.has_perm("cases.change_case")
-        and case.status != Status.IN_REVIEW
-        and case.created_by_id == user.pk
-    )
-
-
 def refusal(user, transition, case):
     """Why the user may not make this transition now, or None if they may."""
     if case.status not in transition.sources:
@@ -124,7 +121,10 @@ def refusal(user, transition, case):
         return _("You do not have the right to “%(action)s”.") % {"action": transition.label}
     if transition.name == "submit" and not can_edit(user, case):
         return _("Only the case's author or a reviewer can submit it.")
-    if transition.name == "approve" and user.pk in (case.last_edited_by_id, case.submitted_by_id):
+    if transition.name == "approve" and (
+        user.pk == case.submitted_by_id or user.pk in history.authors_since_approval(case)
+    ):
+        # Separation of duties from the history: any version since the last approval.
         return _("You edited or submitted this version; another reviewer must approve it.")
     if transition.name in ("withdraw", "reopen") and case.draft_of_id:
         return _("A pending revision is not public; request changes on it instead.")
@@ -133,20 +133,6 @@ def refusal(user, transition, case):
 
 def available_transitions(user, case):
     return [t for t in TRANSITIONS.values() if refusal(user, t, case) is None]
-
-
-def log(case, transition_action, from_status, to_status, user, note="", *, pending=None):
-    root = case.root
-    return CaseTransition.objects.create(
-        case=root,
-        public_id=root.public_id,
-        action=f"incidentlib.case.{transition_action}",
-        from_status=from_status,
-        to_status=to_status,
-        user=user,
-        note=note,
-        pending_revision=bool(case.draft_of_id) if pending is None else pending,
-    )
 
 
 def _locked_for(name, *, case, user, note):
@@ -196,27 +182,32 @@ def case_reopen(*, case, user, note=""):
     return _transition("reopen", case=case, user=user, note=note)
 
 
-def case_approve(*, case, user, note=""):
+def case_approve(*, case, user, note="", confirm_stale_korean=False):
     """Approve and publish: a new case goes public; a pending revision replaces its case's
-    public content. Either way the review metadata names the approver."""
-    from cases.editorial import history
+    public content. Either way the review metadata names the approver.
 
+    A case whose Korean may lag its English is published only with `confirm_stale_korean`;
+    the record says so, and the public page tells Korean readers.
+    """
+    note = (note or "").strip()
     with transaction.atomic():
         case, transition = _locked_for("approve", case=case, user=user, note=note)
+        if case.ko_stale:
+            stale = stale_fields(case)
+            if not confirm_stale_korean:
+                raise WorkflowError(
+                    _(
+                        "The Korean may lag the English in: %(fields)s. Update it, or confirm "
+                        "that it may be published as it is."
+                    )
+                    % {"fields": ", ".join(stale)}
+                )
+            lagging = _("Published with the Korean possibly lagging the English in: %(fields)s.")
+            note = " ".join(filter(None, [note, lagging % {"fields": ", ".join(stale)}]))
         now = timezone.now()
         was_revision = bool(case.draft_of_id)
-        if was_revision:
-            live = Case.objects.select_for_update().get(pk=case.draft_of_id)
-            data, _problems = validate_case(case_to_exchange(exchange_case(case.pk)))
-            write_case(live, data)
-            live.translation_basis = case.translation_basis
-            update_translation_state(live, korean_changed=())
-            live.last_edited_by, live.submitted_by = case.last_edited_by, case.submitted_by
-            published = live
-            case.delete()
-        else:
-            published = case
-            published.published_at = published.published_at or now
+        published = publish_revision(case) if was_revision else case
+        published.published_at = published.published_at or now
         published.status = Status.PUBLISHED
         published.reviewed_by = display_name(user)
         published.reviewed_at = now
@@ -232,44 +223,40 @@ def case_approve(*, case, user, note=""):
             note,
             pending=was_revision,
         )
-        history.snapshot(published, user=user, reason=_("approved and published"))
+        history.snapshot(published, user=user, event=CaseVersion.Event.APPROVED)
         public_content_changed()
         return published
 
 
-def case_start_revision(*, case, user):
-    """The working copy of a published case, made on first use from its public content."""
-    from cases.editorial import history
-
-    if not user.has_perm("cases.change_case"):
-        raise WorkflowError(_("You do not have the right to edit cases."))
-    with transaction.atomic():
-        case = Case.objects.select_for_update().get(pk=case.pk)
-        if case.draft_of_id:
-            return case
-        if case.status != Status.PUBLISHED:
-            raise WorkflowError(
-                _("Only a published case gets a pending revision; edit this one directly.")
-            )
-        existing = Case.objects.filter(draft_of=case).first()
-        if existing:
-            return existing
-        data, _problems = validate_case(case_to_exchange(exchange_case(case.pk)))
-        copy = Case(
-            draft_of=case,
-            status=Status.DRAFT,
-            created_by=user,
-            last_edited_by=user,
-            translation_basis=case.translation_basis,
-        )
-        write_case(copy, data)
-        copy.translation_basis = case.translation_basis
-        update_translation_state(copy, korean_changed=())
-        copy.save()
-        log(copy, "revision_started", Status.PUBLISHED, Status.DRAFT, user)
-        history.snapshot(copy, user=user, reason=_("pending revision started"))
-        return copy
+# --- many cases at once: imports and restores ------------------------------------------
 
 
-def exchange_case(pk):
-    return Case.objects.for_exchange().get(pk=pk)
+def imported_state(status):
+    """The editorial columns of a case an import creates with `status`."""
+    return {
+        "status": status,
+        "published_at": timezone.now() if status == Status.PUBLISHED else None,
+    }
+
+
+def record_import(*, created, updated, status, user=None, note=""):
+    """Record an import: `created` holds (primary key, public id) of the cases it made with
+    `status`, `updated` (primary key, public id, status) of those whose content it changed
+    (their status unchanged, but their public text changed without review)."""
+    log_many(
+        [(pk, public_id, "", status) for pk, public_id in created],
+        "imported",
+        user=user,
+        note=note,
+    )
+    log_many(
+        [(pk, public_id, old, old) for pk, public_id, old in updated],
+        "import_updated",
+        user=user,
+        note=note,
+    )
+
+
+def record_restore(changes, *, note=""):
+    """Record the statuses a restore changed: (primary key, public id, from, to) each."""
+    log_many(changes, "restored", note=note)

@@ -24,12 +24,16 @@ from django.db import connection, transaction
 from django.utils.dateparse import parse_datetime
 
 from cases.caching import public_content_changed
-from cases.exchange.exporting import CHUNK_SIZE, write_cases
-from cases.exchange.importer import CaseImporter, mark_rows_visible
-from cases.exchange.reading import Input
-from cases.exchange.taxonomy import TaxonomyError, export_taxonomy, load_taxonomy, parse_taxonomy
-from cases.exchange.validation import format_datetime
-from cases.models import CASE_ID_RE, Case
+from cases.editorial.transitions import record_restore
+from cases.models import Case
+from cases.rules import is_case_id
+
+from .exporting import CHUNK_SIZE, write_cases
+from .importer import CaseImporter, mark_rows_visible
+from .locking import exclusive_import
+from .reading import Input
+from .taxonomy import TaxonomyError, export_taxonomy, load_taxonomy, parse_taxonomy
+from .validation import format_datetime
 
 CASES_FILE = "cases.jsonl"
 TAXONOMY_FILE = "taxonomy.json"
@@ -91,13 +95,18 @@ def one_snapshot():
 # --- restoring ------------------------------------------------------------------------
 
 
-def restore_backup(directory):
+def restore_backup(directory, *, waiting=None):
     """Restore a backup in one transaction: all of it or, on any problem, nothing.
 
     Cases and terms in the backup replace those in the database; others are left alone.
-    Returns the importer's result. Raises BackupError or ImportFailed (bad cases).
+    Every status it changes is recorded as a transition. Returns the importer's result.
+    Raises BackupError or ImportFailed (bad cases). Waits for an import running meanwhile.
     """
-    directory = Path(directory)
+    with exclusive_import(waiting=waiting):
+        return restore(Path(directory))
+
+
+def restore(directory):
     missing = [name for name in BACKUP_FILES if not (directory / name).is_file()]
     if missing:
         raise BackupError([f"{directory / name}: no such file" for name in missing])
@@ -119,9 +128,11 @@ def restore_backup(directory):
         # The backup is the truth: editors' labels and changes in this database give way.
         load_taxonomy(terms, force=True)
         # Created as drafts so that no case is ever public "now"; the states follow.
-        importer = CaseImporter([cases], status=Case.Status.DRAFT, force=True)
+        before = dict(Case.objects.live().values_list("public_id", "status"))
+        importer = CaseImporter([cases], status=Case.Status.DRAFT, force=True, recorded=False)
         result = importer.run()
-        apply_states(state_path)
+        changes = apply_states(state_path, before)
+        record_restore(changes, note=f"restored from {directory}")
         public_content_changed()
     mark_rows_visible()
     return result
@@ -156,7 +167,7 @@ def parse_state(text):
     if unknown:
         raise ValueError(f"{unknown[0]}: unknown field")
     public_id, status, published = value.get("id"), value.get("status"), value.get("published_at")
-    if not isinstance(public_id, str) or not CASE_ID_RE.match(public_id):
+    if not is_case_id(public_id):
         raise ValueError(f"id: {public_id!r} is not a case id")
     if status not in Case.Status.values:
         raise ValueError(f"status: {status!r} is not one of {', '.join(Case.Status.values)}")
@@ -218,8 +229,11 @@ def check_states(path, ids):
         raise BackupError(problems)
 
 
-def apply_states(path):
-    """Set status and published_at of the restored cases, a batch of lines at a time."""
+def apply_states(path, before):
+    """Set status and published_at of the restored cases, a batch of lines at a time; return
+    (primary key, id, status before the restore or "", status now) of each it changed.
+    `before`: the statuses of the cases that were in the database, by id."""
+    changes = []
     states = (parse_state(text) for _number, text in state_lines(path))
     for batch in itertools.batched(states, CHUNK_SIZE):
         by_id = {public_id: (status, published_at) for public_id, status, published_at in batch}
@@ -230,4 +244,9 @@ def apply_states(path):
         )
         for case in cases:
             case.status, case.published_at = by_id[case.public_id]
+            if before.get(case.public_id, "") != case.status:
+                changes.append(
+                    (case.pk, case.public_id, before.get(case.public_id, ""), case.status)
+                )
         Case.objects.bulk_update(cases, ["status", "published_at"])
+    return changes

@@ -12,11 +12,12 @@ import pickle
 import tempfile
 
 from django.db import connection, transaction
-from django.utils import timezone
 
 from cases.caching import public_content_changed
+from cases.editorial.transitions import imported_state, record_import
 from cases.models import Case
 
+from .locking import exclusive_import
 from .serialize import case_to_exchange, fingerprint
 from .validation import validate_case
 from .words import spooled_words
@@ -112,6 +113,12 @@ class ImportResult:
         }
 
 
+def shown_id(value):
+    """The id a record gives itself, fit to name it by in a message (a valid one or not)."""
+    value = value.get("id") if isinstance(value, dict) else None
+    return value if isinstance(value, str) and value.isprintable() and len(value) <= 40 else None
+
+
 def location(record, case_id=None):
     parts = [record.label]
     if record.where and not case_id:
@@ -127,11 +134,30 @@ def current_fingerprint(case):
 
 
 class CaseImporter:
-    def __init__(self, inputs, *, status=Case.Status.PUBLISHED, force=False, progress=None):
+    """`user`: the account the import runs for, if any; `note`: what its transition records
+    say of it (who ran it, from which files); `recorded`: whether it records its creations
+    and updates as transitions at all (a restore records its own)."""
+
+    def __init__(
+        self,
+        inputs,
+        *,
+        status=Case.Status.PUBLISHED,
+        force=False,
+        progress=None,
+        user=None,
+        note="",
+        recorded=True,
+        waiting=None,
+    ):
         self.inputs = inputs
         self.status = status
         self.force = force
         self.progress = progress or (lambda done, total: None)
+        self.user = user
+        self.note = note
+        self.recorded = recorded
+        self.waiting = waiting
 
     # --- pass one: validate everything ---------------------------------------
 
@@ -150,9 +176,7 @@ class CaseImporter:
         for source in self.inputs:
             for record in source.records():
                 case, case_problems = validate_case(record.value)
-                case_id = record.value.get("id") if isinstance(record.value, dict) else None
-                case_id = case_id if isinstance(case_id, str) and case_id else None
-                where = location(record, case_id)
+                where = location(record, shown_id(record.value))
                 problems.extend(f"{where}: {problem}" for problem in case_problems)
                 if case is None:
                     continue
@@ -197,6 +221,10 @@ class CaseImporter:
     # --- pass two: write ----------------------------------------------------
 
     def run(self, *, dry_run=False):
+        with exclusive_import(waiting=self.waiting):
+            return self.validate_and_write(dry_run)
+
+    def validate_and_write(self, dry_run):
         total = self.validate()
         result = ImportResult()
         try:
@@ -204,8 +232,18 @@ class CaseImporter:
                 # (pk, related ids, recurrence) of written cases, linked at the end: only the
                 # links are kept, not the cases, so memory stays flat however many there are.
                 self.links = []
+                # (pk, id) of created cases, (pk, id, status) of updated ones, for the record.
+                self.created, self.updated = [], []
                 self.write_all(total, result)
                 write_links(self.links)
+                if self.recorded:
+                    record_import(
+                        created=self.created,
+                        updated=self.updated,
+                        status=self.status,
+                        user=self.user,
+                        note=self.note,
+                    )
                 if dry_run:
                     raise _DryRunRollback
                 written = len(result.created) + len(result.updated)
@@ -278,10 +316,7 @@ class CaseImporter:
                 to_update.append((case, data))
                 result.updated.append(data["id"])
 
-        editorial = {
-            "status": self.status,
-            "published_at": timezone.now() if self.status == Case.Status.PUBLISHED else None,
-        }
+        editorial = imported_state(self.status)
         created_pks = create_cases(
             to_create,
             lambda item: (
@@ -296,5 +331,7 @@ class CaseImporter:
             Case.objects.bulk_update([case for case, _ in to_update], CONTENT_FIELDS)
         written = list(zip(created_pks, (data for data, _ in to_create), strict=True))
         written += [(case.pk, data) for case, data in to_update]
+        self.created += [(pk, data["id"]) for pk, data in written[: len(created_pks)]]
+        self.updated += [(case.pk, case.public_id, case.status) for case, _ in to_update]
         replace_children(written, terms, new=set(created_pks))
         self.links.extend(link_of(pk, data) for pk, data in written)

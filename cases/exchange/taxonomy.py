@@ -11,11 +11,10 @@ import json
 
 from django.db import transaction
 from django.db.models import Q
-from django.utils.translation import gettext as _
 
 from cases.caching import public_content_changed
-from cases.exchange.validation import LANGUAGES
-from cases.models import SLUG_RE, Case, Term, Vocabulary
+from cases.models import Case, Term, Vocabulary
+from cases.rules import LANGUAGES, is_slug
 from cases.search.text import refresh_search_text
 
 TERM_KEYS = {"slug", "label", "description", "aliases"}
@@ -53,7 +52,7 @@ def parse_taxonomy(text, label="taxonomy"):
             for key in sorted(set(item) - TERM_KEYS):
                 problems.append(f"{path}.{key}: unknown field")
             slug = item.get("slug")
-            if not isinstance(slug, str) or not SLUG_RE.match(slug):
+            if not is_slug(slug):
                 problems.append(f"{path}.slug: {slug!r} is not a slug")
                 continue
             fields = {"vocabulary": vocabulary, "slug": slug}
@@ -144,50 +143,3 @@ def export_taxonomy():
             }
         )
     return document
-
-
-@transaction.atomic
-def term_merge(*, survivor, others):
-    """Merge terms into `survivor`: their cases move to it, their labels become its aliases,
-    and their slugs redirect to it. Returns how many cases changed."""
-    from cases.models import CaseTerm, TermRedirect
-
-    others = [term for term in others if term.pk != survivor.pk]
-    if not others:
-        raise TaxonomyError([_("Choose at least one other term to merge.")])
-    if any(term.vocabulary != survivor.vocabulary for term in others):
-        raise TaxonomyError([_("Only terms of one vocabulary can be merged.")])
-    other_ids = [term.pk for term in others]
-    affected = set(CaseTerm.objects.filter(term__in=other_ids).values_list("case_id", flat=True))
-    affected |= set(Case.objects.filter(root_cause__in=other_ids).values_list("pk", flat=True))
-
-    # A case that has the survivor, or several merged terms, keeps one link at its first place.
-    has_survivor = set(CaseTerm.objects.filter(term=survivor).values_list("case_id", flat=True))
-    seen = set(has_survivor)
-    for link in CaseTerm.objects.filter(term__in=other_ids).order_by("case_id", "position"):
-        if link.case_id in seen:
-            link.delete()
-        else:
-            link.term = survivor
-            link.save(update_fields=["term"])
-            seen.add(link.case_id)
-    Case.objects.filter(root_cause__in=other_ids).update(root_cause=survivor)
-
-    for language in ("en", "ko"):
-        aliases = survivor.alias_list(language)
-        for term in others:
-            for name in [getattr(term, f"label_{language}") or ""] + term.alias_list(language):
-                if name and name not in aliases and name != getattr(survivor, f"label_{language}"):
-                    aliases.append(name)
-        setattr(survivor, f"aliases_{language}", "\n".join(aliases))
-    survivor.save()
-
-    TermRedirect.objects.filter(term__in=other_ids).update(term=survivor)
-    TermRedirect.objects.bulk_create(
-        TermRedirect(vocabulary=term.vocabulary, old_slug=term.slug, term=survivor)
-        for term in others
-    )
-    Term.objects.filter(pk__in=other_ids).delete()
-    refresh_search_text(Case.objects.filter(pk__in=affected))
-    public_content_changed()
-    return len(affected)

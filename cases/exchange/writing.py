@@ -1,8 +1,9 @@
 """Writing cases from their normal exchange form (see validation.validate_case).
 
-The importer writes many cases at a time with these; the workflow writes one (approving
-a pending revision, restoring a version) with `write_case`. Either way a case's content
-goes into the database through the same code.
+The importer writes many cases at a time with these; the editorial functions write one (an
+editor's save, a restored version, a pending revision started or approved) with
+`write_case`. Either way a case's content goes into the database through the same code,
+and only from a normal form the validator made.
 """
 
 import itertools
@@ -286,10 +287,18 @@ def write_links(links):
                 rows.update(recurrence_of_id=target)
 
 
-def write_case(case, data):
-    """Write one case's whole content from its normal form and save it."""
+def write_case(case, data, *, translation_basis=None, korean_changed=None):
+    """Write one case's whole content from its normal form and save it.
+
+    As for an import, every Korean text is taken as current, unless `translation_basis`
+    (the case's basis before this write) is given: then only the Korean of the fields in
+    `korean_changed` is (see editorial.translation_state).
+    """
     orgs, terms = ensure_organisations([data]), ensure_terms([data])
     fill_case(case, data, orgs, terms)
+    if translation_basis is not None:
+        case.translation_basis = translation_basis
+        update_translation_state(case, korean_changed=korean_changed)
     case.save()
     replace_children([(case.pk, data)], terms)
     write_links([link_of(case.pk, data)])

@@ -48,7 +48,9 @@ class Command(BaseCommand):
 
             try:
                 result = CaseImporter(
-                    [Input(str(path), path, json_lines=True)], progress=progress
+                    [Input(str(path), path, json_lines=True)],
+                    progress=progress,
+                    note=f"generated (seed {seed})",
                 ).run()
             except ImportFailed as failure:
                 raise CommandError("\n".join(failure.problems[:20])) from None

@@ -1,10 +1,14 @@
 import sys
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from cases.editorial.audit import who_runs_this
 from cases.exchange.importer import CaseImporter, ImportFailed
 from cases.exchange.reading import open_inputs
 from cases.models import Case
+
+NAMED_FILES = 3  # a transition's note names this many of the files, then counts the rest
 
 
 class Command(BaseCommand):
@@ -29,13 +33,30 @@ class Command(BaseCommand):
         parser.add_argument(
             "--dry-run", action="store_true", help="validate and report, write nothing"
         )
+        parser.add_argument(
+            "--user",
+            metavar="USERNAME",
+            help="the account the import is recorded for (default: this shell's login name)",
+        )
 
-    def handle(self, *args, paths, status, force, dry_run, **options):
+    def handle(self, *args, paths, status, force, dry_run, user, **options):
+        account = self.account(user)
         inputs, problems = open_inputs(paths)
         try:
             if problems:
                 raise ImportFailed(problems)
-            importer = CaseImporter(inputs, status=status, force=force, progress=self.progress())
+            importer = CaseImporter(
+                inputs,
+                status=status,
+                force=force,
+                progress=self.progress(),
+                user=account,
+                note=self.note(account, paths),
+                waiting=lambda: self.stderr.write(
+                    "Another import or restore is running on this database; "
+                    "waiting for it to finish..."
+                ),
+            )
             result = importer.run(dry_run=dry_run)
         except ImportFailed as failure:
             for problem in failure.problems:
@@ -56,6 +77,23 @@ class Command(BaseCommand):
                 "Skipped because an editor changed them since their last import "
                 "(--force overwrites): " + ", ".join(result.skipped)
             )
+
+    @staticmethod
+    def account(username):
+        if username is None:
+            return None
+        found = get_user_model().objects.filter(username=username).first()
+        if found is None:
+            raise CommandError(f"No account is called {username!r}: nothing was imported.")
+        return found
+
+    @staticmethod
+    def note(account, paths):
+        names = ", ".join(paths[:NAMED_FILES])
+        if len(paths) > NAMED_FILES:
+            names += f" and {len(paths) - NAMED_FILES} more"
+        who = account.get_username() if account else who_runs_this()
+        return f"imported by {who} from {names}"
 
     def progress(self):
         if not sys.stderr.isatty():

@@ -15,7 +15,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, directory, **options):
         try:
-            result = restore_backup(directory)
+            result = restore_backup(
+                directory,
+                waiting=lambda: self.stderr.write(
+                    "Another import or restore is running on this database; "
+                    "waiting for it to finish..."
+                ),
+            )
         except (BackupError, ImportFailed) as failure:
             for problem in failure.problems:
                 self.stderr.write(problem)

@@ -1,0 +1,108 @@
+"""Public names: organisations' names and slugs, terms' labels, descriptions and aliases.
+
+They show on every public page of every case that uses them, so they are changed only by
+reviewers once the public sees them. (Not through review: a name has no pending revision
+of its own, and a queue for each label would hold up the cases that wait for it. Every
+change is in the admin's log.) An editor may still name what only drafts use, such as a
+term or an organisation they have just added for their own case.
+
+Saving or merging refreshes the search text of the cases that use the name, since search
+matches names, and bumps the public content's version when the public can see them.
+"""
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils.translation import gettext as _
+
+from cases.caching import public_content_changed
+from cases.exchange.taxonomy import TaxonomyError
+from cases.models import Case, CaseTerm, Organisation, Term, TermRedirect
+from cases.search.text import refresh_search_text
+
+from .rights import WorkflowError, is_reviewer
+
+Status = Case.Status
+
+
+def cases_named_by(obj):
+    """The cases (every status) whose pages show this organisation or term."""
+    if isinstance(obj, Organisation):
+        return Case.objects.filter(org=obj)
+    return Case.objects.filter(Q(case_terms__term=obj) | Q(root_cause=obj)).distinct()
+
+
+def is_public_name(obj):
+    return obj.pk is not None and cases_named_by(obj).filter(status=Status.PUBLISHED).exists()
+
+
+def may_change_name(user, obj):
+    return is_reviewer(user) or not is_public_name(obj)
+
+
+@transaction.atomic
+def name_save(*, obj, user):
+    """Save an organisation or a term as `user` has changed it."""
+    if obj.pk is not None:
+        stored = type(obj).objects.select_for_update().get(pk=obj.pk)
+        if not may_change_name(user, stored):
+            raise WorkflowError(_("Only a reviewer may change a name the public sees."))
+    obj.save()
+    refresh_search_text(cases_named_by(obj))
+    if is_public_name(obj):
+        public_content_changed()
+    return obj
+
+
+@transaction.atomic
+def name_delete(*, obj, user):
+    if not user.is_superuser:
+        raise WorkflowError(_("Only a superuser may delete a name."))
+    public = is_public_name(obj)
+    obj.delete()
+    if public:
+        public_content_changed()
+
+
+@transaction.atomic
+def term_merge(*, survivor, others):
+    """Merge terms into `survivor`: their cases move to it, their labels become its aliases,
+    and their slugs redirect to it. Returns how many cases changed."""
+    others = [term for term in others if term.pk != survivor.pk]
+    if not others:
+        raise TaxonomyError([_("Choose at least one other term to merge.")])
+    if any(term.vocabulary != survivor.vocabulary for term in others):
+        raise TaxonomyError([_("Only terms of one vocabulary can be merged.")])
+    other_ids = [term.pk for term in others]
+    affected = set(CaseTerm.objects.filter(term__in=other_ids).values_list("case_id", flat=True))
+    affected |= set(Case.objects.filter(root_cause__in=other_ids).values_list("pk", flat=True))
+
+    # A case that has the survivor, or several merged terms, keeps one link at its first place.
+    has_survivor = set(CaseTerm.objects.filter(term=survivor).values_list("case_id", flat=True))
+    seen = set(has_survivor)
+    for link in CaseTerm.objects.filter(term__in=other_ids).order_by("case_id", "position"):
+        if link.case_id in seen:
+            link.delete()
+        else:
+            link.term = survivor
+            link.save(update_fields=["term"])
+            seen.add(link.case_id)
+    Case.objects.filter(root_cause__in=other_ids).update(root_cause=survivor)
+
+    for language in ("en", "ko"):
+        aliases = survivor.alias_list(language)
+        for term in others:
+            for name in [getattr(term, f"label_{language}") or ""] + term.alias_list(language):
+                if name and name not in aliases and name != getattr(survivor, f"label_{language}"):
+                    aliases.append(name)
+        setattr(survivor, f"aliases_{language}", "\n".join(aliases))
+    survivor.save()
+
+    TermRedirect.objects.filter(term__in=other_ids).update(term=survivor)
+    TermRedirect.objects.bulk_create(
+        TermRedirect(vocabulary=term.vocabulary, old_slug=term.slug, term=survivor)
+        for term in others
+    )
+    Term.objects.filter(pk__in=other_ids).delete()
+    refresh_search_text(Case.objects.filter(pk__in=affected))
+    public_content_changed()
+    return len(affected)
