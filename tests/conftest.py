@@ -39,6 +39,16 @@ def write_json(tmp_path):
 
 
 @pytest.fixture(autouse=True)
+def english_after_each_test():
+    """A request for a Korean page leaves Korean active in its thread: the next test's
+    messages would be Korean."""
+    from django.utils import translation
+
+    yield
+    translation.activate("en")
+
+
+@pytest.fixture(autouse=True)
 def fresh_facet_index():
     """Each test builds its own facet index: a rolled-back database reuses version numbers."""
     from cases.catalogue.facet_index import forget

@@ -1,15 +1,13 @@
 """The case editor: drafting, translating, the review workflow, history."""
 
-from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import construct_change_message
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.text import Truncator
 from django.utils.translation import gettext as _
@@ -17,14 +15,14 @@ from django.utils.translation import gettext_lazy
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
 from cases.caching import public_content_changed
-from cases.editorial import history
+from cases.editorial import drafts, history
 from cases.editorial import transitions as workflow
-from cases.editorial.translation_state import TRACKED_FIELDS, stale_fields, update_translation_state
-from cases.exchange.validation import title_problem
+from cases.editorial.rights import WorkflowError
+from cases.editorial.translation_state import stale_fields
 from cases.models import Case, CaseRelation, CaseStep, CaseTerm, CaseVersion, Source
-from cases.search.text import refresh_search_text
 
 from .filters import QueueFilter, TranslationFilter
+from .forms import CaseForm
 
 Status = Case.Status
 
@@ -58,48 +56,6 @@ class RelatedCaseInline(admin.TabularInline):
     autocomplete_fields = ["to_case"]
     verbose_name = gettext_lazy("related case")
     verbose_name_plural = gettext_lazy("related cases")
-
-
-class CaseForm(forms.ModelForm):
-    # The edit_version the editor started from: a save against an older one is refused.
-    seen_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
-
-    class Meta:
-        model = Case
-        fields = "__all__"  # noqa: DJ007 - the admin narrows this to its fieldsets
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["seen_version"].initial = self.instance.edit_version
-
-    def clean(self):
-        cleaned = super().clean()
-        message = title_problem(cleaned.get("title_en") or "", cleaned.get("title_ko") or "")
-        if message:
-            raise forms.ValidationError(message)
-        if self.instance.pk:
-            # Locks the row until this save ends, so two saves cannot both pass.
-            current = (
-                Case.objects.select_for_update()
-                .filter(pk=self.instance.pk)
-                .values_list("edit_version", flat=True)
-                .first()
-            )
-            if current is not None and cleaned.get("seen_version") != current:
-                raise forms.ValidationError(
-                    _(
-                        "Someone else saved this case while you were editing it, so your "
-                        "save was refused to keep their work. Your text is still in this "
-                        "form: copy what you need, open the case again, and re-apply it."
-                    ),
-                    code="edit_conflict",
-                )
-        public_id = cleaned.get("public_id")
-        if public_id and not self.instance.draft_of_id:
-            clash = Case.objects.live().filter(public_id=public_id).exclude(pk=self.instance.pk)
-            if clash.exists():
-                self.add_error("public_id", _("Another case already has this id."))
-        return cleaned
 
 
 @admin.register(Case)
@@ -228,26 +184,62 @@ class CaseAdmin(TranslationAdmin):
             fields.append("public_id")  # a pending revision keeps its case's id
         return fields
 
-    # --- saving ----------------------------------------------------------------------
+    # --- saving: the whole case through the validator and the editorial save -----------
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        # The form reads its inlines when it validates (CaseForm.clean): they are this
+        # request's, made just before it (_create_formsets).
+        return type(form.__name__, (form,), {"request": request})
+
+    def _create_formsets(self, request, obj, change):
+        formsets, inlines = super()._create_formsets(request, obj, change)
+        request.case_formsets = formsets
+        return formsets, inlines
 
     def save_model(self, request, obj, form, change):
-        if change:
-            history.ensure_first_version(obj, user=request.user)
-        else:
-            obj.created_by = request.user
-            obj.status = Status.DRAFT
-        obj.last_edited_by = request.user
-        obj.edit_version += 1
-        obj.updated_at = timezone.now()
-        korean_changed = {field for field in TRACKED_FIELDS if f"{field}_ko" in form.changed_data}
-        update_translation_state(obj, korean_changed=korean_changed)
-        super().save_model(request, obj, form, change)
+        try:
+            drafts.case_save(
+                case=obj,
+                data=form.exchange_case,
+                user=request.user,
+                seen_version=form.cleaned_data.get("seen_version"),
+            )
+        except WorkflowError as refused:  # a race the form could not see: the same id, say
+            request.case_save_refused = refused
 
     def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        case = form.instance
-        refresh_search_text(Case.objects.filter(pk=case.pk))
-        history.snapshot(case, user=request.user, reason=_("saved") if change else _("created"))
+        """Nothing more to save: case_save wrote the inlines' rows with the case."""
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        message = construct_change_message(form, [], add)
+        inlines = [str(formset.model._meta.verbose_name_plural) for formset in formsets]
+        changed = [name for name, fs in zip(inlines, formsets, strict=True) if fs.has_changed()]
+        if changed and not add:
+            message.append({"changed": {"fields": changed}})
+        return message
+
+    def log_addition(self, request, obj, message):
+        if not getattr(request, "case_save_refused", None):
+            return super().log_addition(request, obj, message)
+        return None
+
+    def log_change(self, request, obj, message):
+        if not getattr(request, "case_save_refused", None):
+            return super().log_change(request, obj, message)
+        return None
+
+    def response_add(self, request, obj, post_url_continue=None):
+        if refused := getattr(request, "case_save_refused", None):
+            self.message_user(request, str(refused), messages.ERROR)
+            return HttpResponseRedirect(reverse("admin:cases_case_add"))
+        return super().response_add(request, obj, post_url_continue)
+
+    def response_change(self, request, obj):
+        if refused := getattr(request, "case_save_refused", None):
+            self.message_user(request, str(refused), messages.ERROR)
+            return HttpResponseRedirect(self.change_url(obj))
+        return super().response_change(request, obj)
 
     # --- the workflow panel and its views --------------------------------------------
 
@@ -270,12 +262,15 @@ class CaseAdmin(TranslationAdmin):
         if case is not None:
             root = case.root
             copy = Case.objects.filter(draft_of=case).first() if not case.draft_of_id else None
+            transitions = workflow.available_transitions(request.user, case)
             extra.update(
                 {
                     "case": case,
                     "root_case": root,
                     "working_copy": copy,
-                    "transitions": workflow.available_transitions(request.user, case),
+                    "transitions": transitions,
+                    "stale_korean_approval": case.ko_stale
+                    and any(t.name == "approve" for t in transitions),
                     "timeline": root.transitions.select_related("user").order_by("-at"),
                     "can_revise": case.status == Status.PUBLISHED
                     and not case.draft_of_id
@@ -301,11 +296,12 @@ class CaseAdmin(TranslationAdmin):
         }
         if action not in functions:
             raise PermissionDenied
+        options = {"note": request.POST.get("note", "")}
+        if action == "approve":
+            options["confirm_stale_korean"] = bool(request.POST.get("confirm_stale_korean"))
         try:
-            result = functions[action](
-                case=case, user=request.user, note=request.POST.get("note", "")
-            )
-        except workflow.WorkflowError as error:
+            result = functions[action](case=case, user=request.user, **options)
+        except WorkflowError as error:
             self.message_user(request, str(error), messages.ERROR)
             return HttpResponseRedirect(self.change_url(case))
         self.message_user(
@@ -326,7 +322,7 @@ class CaseAdmin(TranslationAdmin):
         case = get_object_or_404(Case, pk=pk)
         try:
             copy = workflow.case_start_revision(case=case, user=request.user)
-        except workflow.WorkflowError as error:
+        except WorkflowError as error:
             self.message_user(request, str(error), messages.ERROR)
             return HttpResponseRedirect(self.change_url(case))
         self.message_user(
@@ -343,22 +339,12 @@ class CaseAdmin(TranslationAdmin):
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         case = get_object_or_404(Case, pk=pk)
-        if not self.has_change_permission(request, case):
-            raise PermissionDenied
-        with transaction.atomic():
-            update_translation_state(case, confirm=True)
-            case.edit_version += 1
-            case.save(
-                update_fields=[
-                    "translation_basis",
-                    "ko_stale",
-                    "ko_missing",
-                    "en_missing",
-                    "edit_version",
-                    "modified",
-                ]
-            )
-        self.message_user(request, _("The Korean text is marked as current."), messages.SUCCESS)
+        try:
+            drafts.case_confirm_translation(case=case, user=request.user)
+        except WorkflowError as error:
+            self.message_user(request, str(error), messages.ERROR)
+        else:
+            self.message_user(request, _("The Korean text is marked as current."), messages.SUCCESS)
         return HttpResponseRedirect(self.change_url(case))
 
     def versions_context(self, request, case, **extra):
@@ -409,8 +395,8 @@ class CaseAdmin(TranslationAdmin):
         case = get_object_or_404(Case, pk=pk)
         version = get_object_or_404(CaseVersion, public_id=case.root.public_id, number=number)
         try:
-            target = history.case_restore(case=case, version=version, user=request.user)
-        except workflow.WorkflowError as error:
+            target = drafts.case_restore(case=case, version=version, user=request.user)
+        except WorkflowError as error:
             self.message_user(request, str(error), messages.ERROR)
             return HttpResponseRedirect(reverse("admin:cases_case_versions", args=[case.pk]))
         self.message_user(
@@ -426,7 +412,7 @@ class CaseAdmin(TranslationAdmin):
             try:
                 function(case=case, user=request.user)
                 done.append(case.public_id)
-            except workflow.WorkflowError as error:
+            except WorkflowError as error:
                 refused.append(f"{case.public_id}: {error}")
         if done:
             self.message_user(request, done_message % {"ids": ", ".join(done)}, messages.SUCCESS)

@@ -1,4 +1,5 @@
-"""Organisations and the taxonomy: labels, aliases, case counts, merging terms."""
+"""Organisations and the taxonomy: labels, aliases, case counts, merging terms. Every write
+goes through cases.editorial.names, which says who may change a name the public sees."""
 
 from django.contrib import admin, messages
 from django.db.models import Count
@@ -7,26 +8,28 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from modeltranslation.admin import TranslationAdmin
 
-from cases.caching import public_content_changed
-from cases.exchange.taxonomy import TaxonomyError, term_merge
+from cases.editorial.names import may_change_name, name_delete, name_save, term_merge
+from cases.exchange.taxonomy import TaxonomyError
 from cases.models import Organisation, Term
 
 
-class PublicContentAdmin:
-    """Names and labels show on public pages: a change there renews the page cache."""
+class PublicNameAdmin:
+    """Names and labels show on public pages: reviewers change those the public sees."""
 
-    def save_related(self, request, form, formsets, change):
-        # The admin's last write: the version stays locked until the save commits.
-        super().save_related(request, form, formsets, change)
-        public_content_changed()
+    def has_change_permission(self, request, obj=None):
+        if not super().has_change_permission(request, obj):
+            return False
+        return obj is None or may_change_name(request.user, obj)
+
+    def save_model(self, request, obj, form, change):
+        name_save(obj=obj, user=request.user)
 
     def delete_model(self, request, obj):
-        super().delete_model(request, obj)
-        public_content_changed()
+        name_delete(obj=obj, user=request.user)
 
 
 @admin.register(Organisation)
-class OrganisationAdmin(PublicContentAdmin, admin.ModelAdmin):
+class OrganisationAdmin(PublicNameAdmin, admin.ModelAdmin):
     list_display = ["name", "slug", "case_count"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
@@ -41,7 +44,7 @@ class OrganisationAdmin(PublicContentAdmin, admin.ModelAdmin):
 
 
 @admin.register(Term)
-class TermAdmin(PublicContentAdmin, TranslationAdmin):
+class TermAdmin(PublicNameAdmin, TranslationAdmin):
     list_display = ["label", "slug", "vocabulary", "case_count"]
     list_filter = ["vocabulary"]
     search_fields = ["slug", "label_en", "label_ko", "aliases_en", "aliases_ko"]

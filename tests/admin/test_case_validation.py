@@ -227,7 +227,7 @@ def test_the_admin_refuses_what_the_importer_refuses_in_its_words(
         change_url(draft), change_form_data(client.get(change_url(draft)), **admin_change)
     )
     assert response.status_code == 200, "the form again, not a redirect"
-    shown = form_errors(response).get(where, [])
+    shown = " ".join(form_errors(response).get(where, []))
     assert any(problem.message in shown for problem in said), (said, form_errors(response))
     assert database_fingerprint() == before
 

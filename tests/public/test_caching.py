@@ -92,7 +92,7 @@ def test_relabelling_a_term_in_the_admin_is_seen(client, django_capture_on_commi
     CaseFactory(with_terms=[term])
     assert "Name resolution" not in client.get("/en/cases/").content.decode()
     admin_client = client.__class__()
-    admin_client.force_login(UserFactory(role="editor"))
+    admin_client.force_login(UserFactory(role="reviewer"))  # the public sees the term
     data = {
         "vocabulary": "component",
         "slug": "dns",
