@@ -198,19 +198,27 @@ CSRF_FAILURE_VIEW = "incidentlib.errors.csrf_failure"
 
 # --- Login throttling (django-axes) -----------------------------------------------------
 
-# Five failed logins for one username, or from one address, lock that username or address
-# for a quarter of an hour; any attempt while locked out starts the quarter hour again.
+# Five failed logins for one username from one address lock that username from that address
+# for a quarter of an hour; any attempt while locked out starts the quarter hour again. Never
+# a username alone: anyone could then lock an editor out from anywhere, for good, by failing
+# five times every quarter hour. (A guesser gets five tries an address and a quarter hour
+# for each account; the password validators below keep those from mattering.)
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_CALLABLE = "incidentlib.errors.login_locked_out"
 AXES_CLIENT_IP_CALLABLE = "incidentlib.security.client_ip"
 # Not reset on success: one good login from an address would wipe the failures that other
 # accounts collected from that address, letting a guesser with an account of their own go on.
 AXES_RESET_ON_SUCCESS = False
 AXES_VERBOSE = False  # no banner on every manage.py command; failures are still logged
-# Reverse proxies in front of the app that append to X-Forwarded-For (0: none, direct).
+# Reverse proxies in front of the app that append to X-Forwarded-For (0: none, direct), and
+# the networks they connect from: a request from anywhere else came around them, and its
+# X-Forwarded-For is the client's own writing (incidentlib.security.client_ip).
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+TRUSTED_PROXY_NETWORKS = env_list(
+    "TRUSTED_PROXY_NETWORKS", "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,127.0.0.0/8,::1/128,fc00::/7"
+)
 
 LOGGING = {
     "version": 1,

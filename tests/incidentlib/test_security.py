@@ -244,8 +244,8 @@ def test_failing_for_someone_else_every_quarter_hour_never_locks_them_out(client
 def test_behind_a_proxy_each_client_address_is_throttled_on_its_own(client, accounts, settings):
     settings.TRUSTED_PROXY_COUNT = 1
     balancer = "10.0.0.254"
-    for username in ("mina", "jun", "sora", "nobody", "admin"):
-        sign_in(client, username, "wrong", address=balancer, x_forwarded_for="203.0.113.5")
+    for _ in range(5):
+        sign_in(client, "jun", "wrong", address=balancer, x_forwarded_for="203.0.113.5")
     locked = sign_in(client, "jun", address=balancer, x_forwarded_for="203.0.113.5")
     assert locked.status_code == 429
     assert signed_in(sign_in(client, "jun", address=balancer, x_forwarded_for="203.0.113.6"))
