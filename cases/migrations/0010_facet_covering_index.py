@@ -1,6 +1,7 @@
-"""Facet counts read a few columns of every listed case (cases.facets.group_counts); on
-PostgreSQL a covering index serves them without visiting the table. SQLite has no
-covering indexes, so the model does not declare it."""
+"""A covering index of the columns the public list filters and counts on, for PostgreSQL
+(SQLite has none, so the model does not declare it). It was made for facet counts counted
+in SQL; those now come from the facet index in memory (cases.catalogue.facet_index), whose
+build reads these same columns of every public case."""
 
 from django.db import migrations
 
