@@ -71,6 +71,12 @@ def test_draft_review_request_changes_fix_and_publish(browser, live_server, scre
     assert editor.locator(".transition-form button", has_text="Approve").count() == 0
 
     reviewer.goto(f"{base}/admin/cases/case/{case.pk}/change/")
+    # Only the English summary changed: its Korean may lag, and the reviewer must say so.
+    workflow_button(reviewer, "Approve and publish")
+    reviewer.wait_for_selector(".messagelist .error")
+    assert "The Korean may lag the English in: summary" in reviewer.inner_text(".messagelist")
+    reviewer.check("input[name=confirm_stale_korean]")
+    screenshot(reviewer, "admin-approve-stale-korean")
     workflow_button(reviewer, "Approve and publish")
     reviewer.wait_for_selector(".case-status:text('Published')")
 
@@ -81,4 +87,35 @@ def test_draft_review_request_changes_fix_and_publish(browser, live_server, scre
     assert "Reviewed by rita" in public.locator(".review-state").inner_text()
     public.goto(f"{base}/ko/cases/IL-4242/")
     assert public.locator("h1").inner_text() == "큐 적체로 배포가 멈췄다"
+    assert public.locator(".translation-lag").is_visible()
     screenshot(public, "published-after-review-ko")
+
+
+def test_the_form_names_each_problem_beside_its_field(browser, live_server, screenshot):
+    base = live_server.url
+    UserFactory(username="eddie", role="editor")
+    organisation = Organisation.objects.create(name="Example Cloud", slug="example-cloud")
+    case = Case.objects.create(
+        public_id="IL-4300",
+        org=organisation,
+        date="2025-03-01",
+        title_en="Disk full",
+        created_by=UserFactory(username="eddie"),
+    )
+    editor = sign_in(browser, base, "eddie")
+    editor.goto(f"{base}/admin/cases/case/{case.pk}/change/")
+    editor.fill("#id_detected_after", "-00:05:00")
+    editor.fill("#id_date", "2999-01-01")
+    editor.fill("#id_title_en", "")
+    editor.click("input[name=_continue]")
+    editor.wait_for_selector(".errornote")
+    for field, words in [
+        ("detected_after", "must not be negative"),
+        ("date", "'2999-01-01' is in the future"),
+        ("title_en", "a title is required in at least one language"),
+    ]:
+        row = editor.locator(f".form-row .field-{field}, .form-row.field-{field}").first
+        assert words in row.inner_text(), field
+    screenshot(editor, "admin-case-form-problems")
+    case.refresh_from_db()
+    assert case.title_en == "Disk full" and case.detected_after is None
