@@ -1,18 +1,43 @@
 """Filters that find an editor's work in the case list."""
 
 from django.contrib import admin
-from django.db.models import Q
+from django.db.models import Exists, Max, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
-from cases.models import Case
+from cases.models import Case, CaseVersion
 
 Status = Case.Status
+
+
+def written_since_approval(user):
+    """Whether `user` wrote a version of the case (of its case, for a pending revision) since
+    its last approval: the rule of editorial.history.authors_since_approval, in SQL."""
+    root = Coalesce(OuterRef("draft_of"), OuterRef("pk"))
+    approved = (  # of the version's case, which is the root
+        CaseVersion.objects.filter(case=OuterRef("case"), event=CaseVersion.Event.APPROVED)
+        .order_by()
+        .values("case")
+        .annotate(last=Max("number"))
+        .values("last")
+    )
+    return Exists(
+        CaseVersion.objects.filter(case=root, saved_by=user)
+        .filter(Q(event__in=CaseVersion.AUTHORING) | Q(event=""))
+        .filter(number__gt=Coalesce(Subquery(approved), 0))
+    )
 
 
 def queue_query(name, user):
     """The cases in one of a user's queues; shared with the dashboard's counts."""
     if name == "review":
-        return Q(status=Status.IN_REVIEW) & ~Q(last_edited_by=user) & ~Q(submitted_by=user)
+        # What the user may approve: not what they submitted or wrote since its approval.
+        return (
+            Q(status=Status.IN_REVIEW)
+            & ~Q(last_edited_by=user)
+            & ~Q(submitted_by=user)
+            & ~Q(written_since_approval(user))
+        )
     if name == "drafts":
         return Q(status=Status.DRAFT) & (Q(created_by=user) | Q(last_edited_by=user))
     if name == "changes":

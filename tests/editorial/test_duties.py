@@ -182,3 +182,17 @@ def test_readers_are_told_the_korean_may_lag(client, stale, people):
     korean = client.get("/ko/cases/IL-0320/").content.decode()
     assert "한국어 번역이 영어 원문보다 늦을 수 있습니다" in korean
     assert "may lag" not in client.get("/en/cases/IL-0320/").content.decode()
+
+
+def test_the_review_queue_leaves_out_what_the_reviewer_wrote(client, people):
+    live = CaseFactory(public_id="IL-0304")
+    copy = workflow.case_start_revision(case=live, user=people["rita"])
+    edit(copy, people["rita"], summary_en="Rita wrote this.")
+    edit(copy, people["ravi"], title_en="Ravi fixed a word")
+    workflow.case_submit(case=copy, user=people["ravi"])
+    for reviewer, listed in (("rita", False), ("ravi", False), ("sora", True)):
+        client.force_login(people[reviewer])
+        page = client.get(reverse("admin:cases_case_changelist") + "?queue=review")
+        assert ("IL-0304" in page.content.decode()) is listed, reviewer
+        index = client.get(reverse("admin:index")).content.decode()
+        assert f'data-queue="review">{int(listed)}<' in index, reviewer
