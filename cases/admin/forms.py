@@ -15,7 +15,8 @@ from django.core.validators import MaxLengthValidator
 
 from cases.editorial.drafts import lock_unchanged_since
 from cases.editorial.rights import EditConflict
-from cases.exchange.validation import format_datetime, format_duration, validate_case
+from cases.exchange.spelling import format_datetime, format_duration
+from cases.exchange.validation import validate_case
 from cases.models import LIST_VOCABULARIES, Case, CaseStep
 from cases.rules import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS
 

@@ -8,7 +8,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cases.exchange.validation import Problem, format_datetime, validate_case
+from cases.exchange.spelling import Problem, format_datetime
+from cases.exchange.validation import validate_case
 from cases.exchange.writing import write_case
 from cases.models import Case, CaseVersion
 from cases.rules import TRACKED_FIELDS

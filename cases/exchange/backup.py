@@ -32,8 +32,8 @@ from .exporting import CHUNK_SIZE, write_cases
 from .importer import CaseImporter, mark_rows_visible
 from .locking import exclusive_import
 from .reading import Input
+from .spelling import format_datetime
 from .taxonomy import TaxonomyError, export_taxonomy, load_taxonomy, parse_taxonomy
-from .validation import format_datetime
 
 CASES_FILE = "cases.jsonl"
 TAXONOMY_FILE = "taxonomy.json"

@@ -4,14 +4,9 @@ import hashlib
 import json
 
 from cases.models import LIST_VOCABULARIES, CaseStep
+from cases.rules import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS
 
-from .validation import (
-    IMPACT_FIELDS,
-    LANGUAGES,
-    TRANSLATED_FIELDS,
-    format_datetime,
-    format_duration,
-)
+from .spelling import format_datetime, format_duration
 
 
 def translated(obj, field):

@@ -7,13 +7,6 @@ importer, restore, the admin's case form, the pending-revision writer and the AP
 it; problems are worded in the active language (the editor's in the admin).
 """
 
-import datetime
-import re
-from dataclasses import dataclass
-
-from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime, parse_duration
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from cases import rules
@@ -26,11 +19,12 @@ from cases.rules import (
     case_id_problem,
     number,
     shown,
-    slug_problem,
-    url_problem,
 )
 
 from .decoding import RepeatedKeys, json_type
+from .fields import FieldChecks, shown_key
+
+__all__ = ["validate_case"]
 
 TERM_LIST_FIELDS = ("domain", "symptoms", "components", "contributing")
 STEP_LIST_FIELDS = ("remediation", "action_items")
@@ -50,48 +44,6 @@ SEVERITIES = tuple(Case.Severity.values)
 DATE_KINDS = tuple(Case.DateKind.values)
 # A title's length is title_problem's to say, in the words imports have always used.
 TEXT_LIMITS = {"title": None}
-# NUL, which PostgreSQL cannot store, and halves of a surrogate pair, which no encoding can.
-UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
-LONGEST_DURATION_TEXT = 40  # `P7300DT23H59M59.999999S` and the like; more is no duration
-
-
-@dataclass(frozen=True)
-class Problem:
-    path: str
-    message: str
-
-    def __str__(self):
-        return f"{self.path}: {self.message}" if self.path else self.message
-
-
-def format_duration(value: datetime.timedelta | None) -> str | None:
-    """ISO 8601 in its shortest spelling: PT3H15M, P2DT4H, PT0S."""
-    if value is None:
-        return None
-    seconds = value.total_seconds()
-    sign = "-" if seconds < 0 else ""
-    value = abs(value)
-    days, rest = value.days, value.seconds
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    micros = value.microseconds
-    date_part = f"{days}D" if days else ""
-    time_part = ""
-    if hours:
-        time_part += f"{hours}H"
-    if minutes:
-        time_part += f"{minutes}M"
-    if secs or micros:
-        time_part += f"{secs}.{micros:06d}".rstrip("0").rstrip(".") + "S"
-    if not date_part and not time_part:
-        return "PT0S"
-    return f"{sign}P{date_part}" + (f"T{time_part}" if time_part else "")
-
-
-def format_datetime(value: datetime.datetime | None) -> str | None:
-    if value is None:
-        return None
-    return value.astimezone(datetime.UTC).isoformat().replace("+00:00", "Z")
 
 
 def title_problem(english, korean):
@@ -102,26 +54,12 @@ def title_problem(english, korean):
     return None
 
 
-def too_long(length, limit):
-    return _("at most %(max)s characters, not %(count)s") % {
-        "max": number(limit),
-        "count": number(length),
-    }
-
-
-def shown_key(key):
-    return key if key.isprintable() and len(key) <= 60 else shown(key)
-
-
-class CaseValidator:
+class CaseValidator(FieldChecks):
     """Checks one case object; collects problems instead of stopping at the first."""
 
     def __init__(self, raw):
+        super().__init__()
         self.raw = raw
-        self.problems: list[Problem] = []
-
-    def problem(self, path, message):
-        self.problems.append(Problem(path, message))
 
     def run(self):
         raw = self.raw
@@ -175,181 +113,6 @@ class CaseValidator:
         for key in getattr(value, "repeated", ()) if isinstance(value, RepeatedKeys) else ():
             where = f"{path}.{shown_key(key)}" if path else shown_key(key)
             self.problem(where, _("given twice in one object (the second would silently win)"))
-
-    # --- scalars ---------------------------------------------------------
-
-    def string(self, path, value, *, required, limit=None):
-        if value is None:
-            if required:
-                self.problem(path, _("is required"))
-            return None
-        if not isinstance(value, str):
-            self.problem(path, _("must be a string, got %(type)s") % {"type": json_type(value)})
-            return None
-        if limit is not None and len(value) > limit:
-            self.problem(path, too_long(len(value), limit))
-            return None
-        if found := UNSTORABLE.search(value):
-            if found.group() == "\x00":
-                self.problem(path, _("must not contain a NUL character"))
-            else:
-                code = f"\\u{ord(found.group()):04x}"
-                self.problem(
-                    path,
-                    _("holds an unpaired surrogate (%(code)s), which is not text") % {"code": code},
-                )
-            return None
-        return value
-
-    def case_id(self, value):
-        value = self.string("id", value, required=True)
-        if value is None:
-            return None
-        if message := case_id_problem(value):
-            self.problem("id", message)
-            return None
-        return value
-
-    def organisation(self, name, slug):
-        name = self.string("org", name, required=True, limit=rules.MAX_NAME_LENGTH)
-        if name is not None and not name.strip():
-            self.problem("org", _("must not be empty"))
-            name = None
-        if slug is not None:
-            slug = self.slug("org_slug", slug)
-        elif name:
-            # ASCII only, as every identifier: a name in Hangul alone needs a slug given.
-            slug = slugify(name)[: rules.MAX_SLUG_LENGTH].strip("-") or None
-            if slug is None:
-                self.problem(
-                    "org_slug",
-                    _("cannot be derived from %(value)s: give one") % {"value": shown(name)},
-                )
-        return name, slug
-
-    def slug(self, path, value, max_length=rules.MAX_SLUG_LENGTH):
-        value = self.string(path, value, required=True)
-        if value is None:
-            return None
-        if message := slug_problem(value, max_length):
-            self.problem(path, message)
-            return None
-        return value
-
-    def optional_slug(self, path, value, max_length=rules.MAX_SLUG_LENGTH):
-        return None if value is None else self.slug(path, value, max_length)
-
-    def choice(self, path, value, choices, default):
-        if value is None:
-            return default
-        value = self.string(path, value, required=True)
-        if value is None:
-            return default
-        if value not in choices:
-            self.problem(
-                path,
-                _("%(value)s is not one of %(choices)s")
-                % {"value": shown(value), "choices": ", ".join(choices)},
-            )
-            return default
-        return value
-
-    def date(self, value):
-        value = self.string("date", value, required=True)
-        if value is None:
-            return None
-        try:
-            parsed = parse_date(value) if len(value) == 10 else None
-        except ValueError:
-            parsed = None
-        if parsed is None:
-            self.problem(
-                "date",
-                _("%(value)s is not a real date in the form YYYY-MM-DD") % {"value": shown(value)},
-            )
-            return None
-        if self.out_of_range("date", value, parsed.year, parsed > rules.latest_allowed_date()):
-            return None
-        return parsed.isoformat()
-
-    def out_of_range(self, path, value, year, later_than_now):
-        if year < rules.EARLIEST_YEAR:
-            self.problem(path, _("%(value)s is before 1900") % {"value": shown(value)})
-            return True
-        if later_than_now:
-            self.problem(path, _("%(value)s is in the future") % {"value": shown(value)})
-            return True
-        return False
-
-    def datetime(self, path, value):
-        if value is None:
-            return None
-        value = self.string(path, value, required=True, limit=40)
-        if value is None:
-            return None
-        try:
-            parsed = parse_datetime(value)
-        except ValueError:
-            parsed = None
-        if parsed is None:
-            self.problem(
-                path, _("%(value)s is not an ISO 8601 date and time") % {"value": shown(value)}
-            )
-            return None
-        if parsed.tzinfo is None:
-            self.problem(
-                path,
-                _("%(value)s has no time zone: add Z or an offset such as +09:00")
-                % {"value": shown(value)},
-            )
-            return None
-        # The year first: converting year 9999 or year 1 to UTC may leave the calendar.
-        latest = timezone.now() + rules.CLOCK_TOLERANCE
-        if self.out_of_range(path, value, parsed.year, parsed.year > latest.year):
-            return None
-        if self.out_of_range(path, value, parsed.year, parsed > latest):
-            return None
-        return format_datetime(parsed)
-
-    def duration(self, path, value):
-        if value is None:
-            return None
-        value = self.string(path, value, required=True)
-        if value is None:
-            return None
-        # Django reads a bare "P" or "PT" as zero; ISO 8601 needs at least one number.
-        is_iso = value.startswith(("P", "-P")) and any(c.isdigit() for c in value)
-        try:
-            parsed = parse_duration(value) if is_iso else None
-        except (OverflowError, ValueError):  # more days than a timedelta holds
-            parsed = rules.MAX_DURATION * 2
-        if parsed is None or len(value) > LONGEST_DURATION_TEXT:
-            self.problem(
-                path,
-                _("%(value)s is not an ISO 8601 duration such as PT3H15M")
-                % {"value": shown(value)},
-            )
-            return None
-        if parsed < datetime.timedelta(0):
-            self.problem(path, _("must not be negative"))
-            return None
-        if parsed > rules.MAX_DURATION:
-            self.problem(path, _("is longer than 20 years"))
-            return None
-        return format_duration(parsed)
-
-    def url(self, path, value, *, required):
-        value = self.string(path, value, required=required)
-        if value is None:
-            return None
-        if not value.strip():
-            if required:
-                self.problem(path, _("must not be empty"))
-            return None
-        if message := url_problem(value):
-            self.problem(path, message)
-            return None
-        return value
 
     # --- structures --------------------------------------------------------
 

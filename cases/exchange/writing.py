@@ -28,10 +28,8 @@ from cases.models import (
     Term,
     Vocabulary,
 )
-from cases.rules import TRACKED_FIELDS
+from cases.rules import IMPACT_FIELDS, LANGUAGES, TRACKED_FIELDS, TRANSLATED_FIELDS
 from cases.search.text import search_text_for
-
-from .validation import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS
 
 QUERY_CHUNK = 900  # stays under SQLite's limit on query parameters
 
