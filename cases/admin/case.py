@@ -14,7 +14,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
-from cases.caching import public_content_changed
 from cases.editorial import drafts, history
 from cases.editorial import transitions as workflow
 from cases.editorial.rights import WorkflowError
@@ -171,12 +170,11 @@ class CaseAdmin(TranslationAdmin):
         return request.user.is_superuser
 
     def delete_model(self, request, obj):
-        super().delete_model(request, obj)
-        public_content_changed()
+        drafts.case_delete(case=obj, user=request.user)
 
     def delete_queryset(self, request, queryset):
-        super().delete_queryset(request, queryset)
-        public_content_changed()
+        for case in queryset:
+            drafts.case_delete(case=case, user=request.user)
 
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))

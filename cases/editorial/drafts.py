@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cases.caching import public_content_changed
 from cases.exchange.spelling import Problem, format_datetime
 from cases.exchange.validation import validate_case
 from cases.exchange.writing import write_case
@@ -155,3 +156,16 @@ def case_restore(*, case, version, user):
             _("This version no longer passes validation: %(problems)s")
             % {"problems": "; ".join(str(p) for p in invalid.problems)}
         ) from None
+
+
+@transaction.atomic
+def case_delete(*, case, user):
+    """Delete a case: superusers only, since its public address goes. Its versions and
+    transitions stay, under its id."""
+    if not user.is_superuser:
+        raise WorkflowError(_("Only a superuser may delete a case."))
+    case = Case.objects.select_for_update().get(pk=case.pk)
+    was_public = case.status in (Status.PUBLISHED, Status.WITHDRAWN)
+    case.delete()
+    if was_public:
+        public_content_changed()
