@@ -41,8 +41,8 @@ def database_from_env(default_sqlite_path):
         url = f"sqlite:///{default_sqlite_path}"
     config = dj_database_url.parse(url, conn_max_age=600, conn_health_checks=True)
     if config["ENGINE"] == "django.db.backends.postgresql":
-        # The list's facet counts hash-join a term per case for every listed case; with
-        # PostgreSQL's default 4 MB they spill to disk from about 50,000 cases on.
+        # A search keeps its matches once (a materialized CTE) and sorts them for its page;
+        # a broad one at 100,000 cases holds more than PostgreSQL's default 4 MB.
         work_mem = os.environ.get("DATABASE_WORK_MEM", "64MB")
         config.setdefault("OPTIONS", {})["options"] = f"-c work_mem={work_mem}"
     elif config["ENGINE"] == "django.db.backends.sqlite3":
