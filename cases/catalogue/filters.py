@@ -14,6 +14,7 @@ from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from cases.catalogue.facet_index import current_facet_index
+from cases.catalogue.vocabularies import VOCABULARIES
 from cases.models import SLUG_RE, Case, CaseTerm, Term, Vocabulary
 from cases.search.query import clean_query, search
 
@@ -102,27 +103,14 @@ class DateFilter(django_filters.DateFilter):
     field_class = StrictDateField
 
 
-# The facets a reader filters on: query parameter -> vocabulary (None: a column).
-FACETS = {
-    "cause": Vocabulary.ROOT_CAUSE,
-    "component": Vocabulary.COMPONENT,
-    "symptom": Vocabulary.SYMPTOM,
-    "contributing": Vocabulary.CONTRIBUTING,
-    "domain": Vocabulary.DOMAIN,
-    "org": None,
-    "severity": None,
-}
+# The facets a reader filters on, in the order shown: query parameter -> vocabulary (None:
+# a column of the case's own).
+FACETS = {row.facet: row.value for row in VOCABULARIES} | {"org": None, "severity": None}
 SORTS = {"newest": ("-date", "-public_id"), "oldest": ("date", "public_id")}
 
 
 class CaseFilter(django_filters.FilterSet):
-    cause = SlugListFilter(vocabulary=Vocabulary.ROOT_CAUSE, label=_("Cause"))
-    component = SlugListFilter(vocabulary=Vocabulary.COMPONENT, label=_("Component"))
-    symptom = SlugListFilter(vocabulary=Vocabulary.SYMPTOM, label=_("Symptom"))
-    contributing = SlugListFilter(
-        vocabulary=Vocabulary.CONTRIBUTING, label=_("Contributing factor")
-    )
-    domain = SlugListFilter(vocabulary=Vocabulary.DOMAIN, label=_("Domain"))
+    # One filter per vocabulary comes first, from their table (see get_filters).
     org = SlugListFilter(field_name="org__slug", label=_("Organisation"))
     severity = SlugListFilter(field_name="severity", label=_("Severity"))
     q = django_filters.CharFilter(method="filter_search", label=_("Search"))
@@ -132,15 +120,22 @@ class CaseFilter(django_filters.FilterSet):
         model = Case
         fields = []
 
+    @classmethod
+    def get_filters(cls):
+        """A filter for each vocabulary, in their table's order, then those declared above,
+        then the dates (`from` is a Python keyword, so these two are added by name)."""
+        vocabularies = {
+            row.facet: SlugListFilter(vocabulary=row.value, label=row.label) for row in VOCABULARIES
+        }
+        dates = {
+            "from": DateFilter(field_name="date", lookup_expr="gte", label=_("From")),
+            "to": DateFilter(field_name="date", lookup_expr="lte", label=_("To")),
+        }
+        return {**vocabularies, **super().get_filters(), **dates}
+
     def __init__(self, data=None, *args, terms=None, **kwargs):
         super().__init__(data, *args, **kwargs)
         self._terms = terms
-        # `from` is a Python keyword, so these two are added by name.
-        self.filters["from"] = DateFilter(field_name="date", lookup_expr="gte", label=_("From"))
-        self.filters["to"] = DateFilter(field_name="date", lookup_expr="lte", label=_("To"))
-        for name in ("from", "to"):
-            self.filters[name].model = Case
-            self.filters[name].parent = self
 
     @property
     def terms(self):

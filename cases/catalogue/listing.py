@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 
 from cases.catalogue.facets import build_facets
 from cases.catalogue.filters import FACETS, SORTS, CaseFilter
+from cases.catalogue.vocabularies import facet_of
 from cases.models import Case, CaseStep, CaseTerm, Term, Vocabulary
 from cases.search.query import query_words, searchable_cases, suggested_filters
 
@@ -173,9 +174,7 @@ def build_listing(request_data, terms=None):
 
 
 def facet_name_of(item):
-    if not isinstance(item, Term):  # an OrganisationName
-        return "org"
-    return next(name for name, vocabulary in FACETS.items() if vocabulary == item.vocabulary)
+    return facet_of(item.vocabulary) if isinstance(item, Term) else "org"  # an OrganisationName
 
 
 def common_components(facets, within, limit=3):

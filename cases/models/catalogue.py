@@ -11,28 +11,23 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from cases.catalogue import vocabularies
 from cases.validators import CaseIdValidator, HttpUrlListValidator, HttpUrlValidator
 
 CASE_ID_RE = re.compile(r"^IL-\d{4,}$")
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
-class Vocabulary(models.TextChoices):
-    ROOT_CAUSE = "root_cause", _("Cause")
-    COMPONENT = "component", _("Component")
-    SYMPTOM = "symptom", _("Symptom")
-    CONTRIBUTING = "contributing", _("Contributing factor")
-    DOMAIN = "domain", _("Domain")
-
+# The taxonomy's vocabularies (ROOT_CAUSE = "root_cause", "Cause"; ...), from their table.
+Vocabulary = models.TextChoices(
+    "Vocabulary",
+    [(row.value.upper(), (row.value, row.label)) for row in vocabularies.VOCABULARIES],
+    module=__name__,
+)
 
 # The exchange format's list fields, in the order it writes them, and the
 # vocabulary each one draws from.
-LIST_VOCABULARIES = {
-    "domain": Vocabulary.DOMAIN,
-    "symptoms": Vocabulary.SYMPTOM,
-    "components": Vocabulary.COMPONENT,
-    "contributing": Vocabulary.CONTRIBUTING,
-}
+LIST_VOCABULARIES = {field: Vocabulary(value) for field, value in vocabularies.LIST_FIELDS.items()}
 
 
 class Organisation(models.Model):

@@ -14,6 +14,7 @@ is counted.
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.db.models import Count, F
 from django.urls import reverse
@@ -21,18 +22,35 @@ from django.utils.translation import get_language
 
 from cases.catalogue.facet_index import current_facet_index
 from cases.catalogue.facets import listed_cases
-from cases.catalogue.filters import FACETS
+from cases.catalogue.vocabularies import (
+    BY_FACET,
+    BY_VALUE,
+    CASE_COLOUR,
+    CASE_LABEL,
+    CASE_TAB,
+    VOCABULARIES,
+    facet_of,
+)
 from cases.models import CaseTerm, Term, Vocabulary
 
-TERM_TABS = ["cause", "component", "symptom", "contributing"]
-TABS = TERM_TABS + ["case"]
+
+class Tab(NamedTuple):
+    """What the nodes of a graph are: terms of one vocabulary, or cases."""
+
+    name: str  # the `tab` parameter
+    label: str
+    colour: str  # of its nodes, and of its swatch in the legend
+
+
+TABS = [Tab(row.facet, row.label, row.colour) for row in VOCABULARIES if row.graph_tab]
+TABS.append(Tab(CASE_TAB, CASE_LABEL, CASE_COLOUR))
 MAX_TERM_NODES = 40  # of the tab's own vocabulary
 MAX_OTHER_NODES = 24  # terms of the other vocabularies
 MAX_EDGES = 90
 EDGES_PER_TERM = 2
 MAX_CASE_NODES = 60
-# The vocabularies a term tab links to: the four the graph is about.
-GRAPH_VOCABULARIES = [FACETS[tab] for tab in TERM_TABS]
+# The vocabularies a term tab links to: those the graph has tabs of.
+GRAPH_VOCABULARIES = [row.value for row in VOCABULARIES if row.graph_tab]
 
 
 @dataclass
@@ -114,7 +132,7 @@ def co_occurrences(sets, vocabulary):
 
 
 def term_graph(tab, filterset, cases, query):
-    vocabulary = FACETS[tab]
+    vocabulary = BY_FACET[tab].value
     sets = term_sets(filterset, cases)
     counts = {key: found.bit_count() for key, found in sets.items()}
     pairs = co_occurrences(sets, vocabulary)
@@ -148,14 +166,14 @@ def term_graph(tab, filterset, cases, query):
 
     keys = kept_own | {edge[1] for edge in kept_edges}
     terms = Term.objects.in_bulk([key[1] for key in keys])
-    facet_of = {vocabulary: name for name, vocabulary in FACETS.items() if vocabulary}
     nodes = [
         {
             "id": term_node_id(*key),
-            "kind": facet_of[key[0]],
+            "kind": facet_of(key[0]),
             "label": terms[key[1]].label,
             "count": counts.get(key, 0),
-            "url": filtered_url(query, facet_of[key[0]], terms[key[1]].slug),
+            "url": filtered_url(query, facet_of(key[0]), terms[key[1]].slug),
+            "colour": BY_VALUE[key[0]].colour,
         }
         for key in sorted(keys, key=lambda key: (key[0] != vocabulary, -counts.get(key, 0), key[1]))
         if key[1] in terms
@@ -207,6 +225,7 @@ def case_graph(cases, query):
             or row["title_ko"],
             "count": counts.get(row["pk"], 0),
             "url": reverse("cases:detail", args=[row["public_id"]]),
+            "colour": CASE_COLOUR,
         }
         for row in chosen
     ]
@@ -230,4 +249,5 @@ def build_graph(tab, filterset, cases, query):
 
 
 def graph_tab(value):
-    return value if value in TABS else "cause"
+    """The tab asked for, if there is one of that name, else the first."""
+    return value if value in {tab.name for tab in TABS} else TABS[0].name

@@ -6,7 +6,7 @@ from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
-from django.utils.translation import get_language_from_request, gettext_lazy
+from django.utils.translation import get_language_from_request
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -22,18 +22,11 @@ from cases.catalogue.listing import (
 )
 from cases.exchange.serialize import case_to_exchange
 from cases.models import SLUG_RE, Case, CaseRelation, CaseTerm, TermRedirect
-from cases.public.graph import build_graph, graph_tab
+from cases.public.graph import TABS, build_graph, graph_tab
 from cases.search.planner import uses_search_index
 
 SIMILAR_CASES = 5
 SIMILAR_CANDIDATES = 2000  # most recent cases per term considered for similar cases
-GRAPH_TABS = [
-    ("cause", gettext_lazy("Cause")),
-    ("component", gettext_lazy("Component")),
-    ("symptom", gettext_lazy("Symptom")),
-    ("contributing", gettext_lazy("Contributing factor")),
-    ("case", gettext_lazy("Cases")),
-]
 
 
 @require_safe
@@ -272,7 +265,7 @@ def graph(request):
     context = {
         "graph": data,
         "tab": tab,
-        "tabs": GRAPH_TABS,
+        "tabs": TABS,
         "notices": notices,
         "links": data.strongest_links(),
         "filters_query": query.urlencode(),

@@ -7,6 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from cases.caching import public_content_changed
+from cases.catalogue.vocabularies import CASE_COLOUR, VOCABULARIES
 from cases.models import Vocabulary
 from cases.public import graph
 from tests.factories import CaseFactory, OrganisationFactory, TermFactory
@@ -139,7 +140,7 @@ def count_queries(client, url):
     return len(queries)
 
 
-@pytest.mark.parametrize("tab", graph.TABS)
+@pytest.mark.parametrize("tab", [tab.name for tab in graph.TABS])
 def test_query_count_does_not_grow_with_the_cases(client, terms, tab):
     CaseFactory(root_cause=terms["bug"], with_terms=[terms["dns"], terms["down"]])
     few = count_queries(client, f"/en/graph.json?tab={tab}&symptom=outage")
@@ -196,3 +197,22 @@ def test_a_year_chart_is_as_wide_as_its_years(client, cases):
 
     one_year, every_year = year_chart_width("?org=meta"), year_chart_width("")
     assert 0 < one_year < every_year
+
+
+def test_nodes_and_the_legend_take_their_colours_from_the_vocabularies(client, cases):
+    colours = {row.facet: row.colour for row in VOCABULARIES} | {"case": CASE_COLOUR}
+    for tab in ("component", "case"):
+        nodes = client.get(f"/en/graph.json?tab={tab}").json()["nodes"]
+        assert nodes and all(node["colour"] == colours[node["kind"]] for node in nodes)
+    html = client.get("/en/graph/").content.decode()
+    legend = re.search(r'<ul class="graph-legend".*?</ul>', html, re.S)[0]
+    assert "style=" not in legend  # the Content Security Policy refuses inline styles
+    for tab in graph.TABS:
+        assert f'fill="{tab.colour}"/></svg>{tab.label}</li>' in legend
+    assert [tab.name for tab in graph.TABS] == [
+        "cause",
+        "component",
+        "symptom",
+        "contributing",
+        "case",
+    ]
