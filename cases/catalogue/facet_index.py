@@ -91,7 +91,7 @@ def build(using, version):
     """
     public_sql, params = (
         Case.objects.using(using)
-        .published()
+        .public()
         .order_by()
         .annotate(year=ExtractYear("date"))
         .values("id", "org_id", "root_cause_id", "year", "severity")

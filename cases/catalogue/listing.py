@@ -10,7 +10,7 @@ from cases.catalogue.facets import build_facets
 from cases.catalogue.filters import FACETS, SORTS, CaseFilter
 from cases.catalogue.vocabularies import facet_of
 from cases.models import Case, CaseStep, CaseTerm, Term, Vocabulary
-from cases.search.query import query_words, searchable_cases, suggested_filters
+from cases.search.query import query_words, suggested_filters
 
 PAGE_SIZE = 20
 
@@ -83,11 +83,13 @@ class Listing:
 
 def filtered_cases(request_data, terms=None):
     """(filterset, the published cases it selects, why it selects none if it is invalid)."""
-    public = Case.objects.published()
+    public = Case.objects.public()
     filterset = CaseFilter(request_data, queryset=public, terms=terms)
     if filterset.is_valid():
         if query_words(filterset.query):  # a search for words, not only punctuation
-            filterset = CaseFilter(request_data, queryset=searchable_cases(), terms=filterset.terms)
+            filterset = CaseFilter(
+                request_data, queryset=Case.objects.public_for_search(), terms=filterset.terms
+            )
         return filterset, filterset.qs, []
     notices = []
     for name, errors in filterset.form.errors.items():
@@ -123,7 +125,7 @@ def page_number(value):
 
 
 def build_listing(request_data, terms=None):
-    public = Case.objects.published()
+    public = Case.objects.public()
     filterset, cases, notices = filtered_cases(request_data, terms)
     terms = filterset.terms
 

@@ -21,7 +21,7 @@ from cases.catalogue.listing import (
     with_card_data,
 )
 from cases.exchange.serialize import case_to_exchange
-from cases.models import SLUG_RE, Case, CaseRelation, CaseTerm, TermRedirect
+from cases.models import SLUG_RE, Case, CaseQuerySet, CaseRelation, CaseTerm, TermRedirect
 from cases.public.graph import TABS, build_graph, graph_tab
 from cases.search.planner import uses_search_index
 
@@ -110,9 +110,9 @@ def case_list_json(request):
 
 
 def public_case(public_id, queryset):
-    """A published case; 404 for unknown or unpublished ids, 410 for withdrawn ones."""
-    case = queryset.filter(public_id=public_id).first()
-    if case is None or case.status not in (Case.Status.PUBLISHED, Case.Status.WITHDRAWN):
+    """A public case, or a withdrawn one (its page answers 410); 404 for any other id."""
+    case = queryset.public_or_withdrawn().filter(public_id=public_id).first()
+    if case is None:
         raise Http404(f"No published case {public_id}")
     return case
 
@@ -127,18 +127,20 @@ def detail_queryset():
 
 
 def related_cases(case, root):
-    """The published cases related to this one: its own links in their order, then the
+    """The public cases related to this one: its own links in their order, then the
     cases that link to it. Both directions in one query."""
     sides = ("from_case", "to_case")
+    public = CaseQuerySet.is_public
     relations = (
-        CaseRelation.objects.filter(Q(from_case=case) | Q(to_case=root))
+        CaseRelation.objects.filter(
+            (Q(from_case=case) & public("to_case")) | (Q(to_case=root) & public("from_case"))
+        )
         .select_related(*sides)
         .only("position", *sides, *(f"{s}__{f}" for s in sides for f in LINKED_CASE_FIELDS))
     )
     related = [r.to_case for r in relations if r.from_case_id == case.pk]
     related += [r.from_case for r in relations if r.to_case_id == root.pk]
-    related = list(dict.fromkeys(related))  # a case linked both ways shows once
-    return [other for other in related if other.status == Case.Status.PUBLISHED]
+    return list(dict.fromkeys(related))  # a case linked both ways shows once
 
 
 def recurrence_links(case, root):
@@ -147,7 +149,7 @@ def recurrence_links(case, root):
     links = Q(recurrence_of=root)
     if case.recurrence_of_id:
         links |= Q(pk=case.recurrence_of_id)
-    linked = list(Case.objects.published().filter(links).only(*LINKED_CASE_FIELDS, "recurrence_of"))
+    linked = list(Case.objects.public().filter(links).only(*LINKED_CASE_FIELDS, "recurrence_of"))
     recurrence_of = next((c for c in linked if c.pk == case.recurrence_of_id), None)
     return recurrence_of, [c for c in linked if c.recurrence_of_id == root.pk]
 
@@ -236,7 +238,7 @@ def similar_cases(case, limit=SIMILAR_CASES):
         cursor.execute(query, params)
         shared = dict(cursor.fetchall())
     cases = (
-        Case.objects.published()
+        Case.objects.public()
         .filter(pk__in=shared)
         .select_related("org")
         .only(*LINKED_CASE_FIELDS, "org__name")

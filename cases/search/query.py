@@ -5,28 +5,18 @@ import re
 
 from django.db import connection
 from django.db.models import Case as Conditional
-from django.db.models import IntegerField, Q, TextField, Value, When
+from django.db.models import IntegerField, TextField, Value, When
 from django.db.models.functions import Concat, Lower
 from django.db.models.lookups import Contains
 
-from cases.models import Case
 from cases.rules import LANGUAGES
 
-from .planner import IsTrue, SearchVectorMatches, TitleWords
+from .planner import SearchVectorMatches, TitleWords
 from .text import words_of
 
 MAX_QUERY_LENGTH = 200
 MAX_WORDS = 8
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def searchable_cases():
-    """The public cases, for a search to narrow: asked for by a test that no index serves,
-    so that PostgreSQL finds a search's cases by the search index. Once it has statistics
-    of the vectors and knows that a search matches nearly every case, it would otherwise
-    read every public case by the status index and test each one's vector, read back from
-    TOAST: at 10,000 cases 44 ms against 12 for the search's query."""
-    return Case.objects.filter(IsTrue(Q(status=Case.Status.PUBLISHED)))
 
 
 def title_words():

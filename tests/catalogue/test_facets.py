@@ -191,7 +191,7 @@ def test_any_mix_of_filters_counts_and_pages_as_by_hand(random_library, query_st
 def test_counts_follow_every_change(random_library):
     assert_counts_match_counting_by_hand("")  # the index is built here
     reviewer = UserFactory(role="reviewer")
-    published = Case.objects.published().order_by("public_id")
+    published = Case.objects.public().order_by("public_id")
     workflow.case_withdraw(case=published[0], user=reviewer, note="Retracted.")
     draft = Case.objects.filter(status=Case.Status.DRAFT).order_by("public_id").first()
     Case.objects.filter(pk=draft.pk).update(status=Case.Status.IN_REVIEW)
@@ -213,7 +213,7 @@ def test_the_facet_index_is_built_once_per_change(random_library):
     assert listing_queries() == built
     # A change made outside the workflow is not seen until the version moves.
     term = Term.objects.get(slug="c0")
-    case = Case.objects.published().exclude(terms=term).first()
+    case = Case.objects.public().exclude(terms=term).first()
     CaseTerm.objects.create(case=case, term=term, position=99)
     assert listing_queries() == built
     public_content_changed()
