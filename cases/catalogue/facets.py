@@ -7,15 +7,20 @@ share one aggregate query.
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
-from django.db.models import Q
 
-from cases.catalogue.facet_index import COLUMNS, current_facet_index, keys_aggregate, numbers
+from cases.catalogue.facet_index import (
+    COLUMNS,
+    CaseSet,
+    current_facet_index,
+    keys_aggregate,
+    numbers,
+    term_kind,
+)
 from cases.catalogue.filters import FACETS
-from cases.models import SLUG_RE, Case, Organisation, Vocabulary
+from cases.models import Case, Vocabulary
 
 FACET_LIMIT = 12  # values shown per facet before "show all"
 
@@ -67,7 +72,7 @@ def filter_key(filterset):
     )
 
 
-def facet_counts(filterset, terms, public_queryset, page=None):
+def facet_counts(filterset, terms, index, page=None):
     """Counts for every facet, {facet name: {slug: count}}, and, for the listed cases
     themselves, {(vocabulary, slug): count}, [(year, count)] and, when the list is
     searched or dated, the keys of the page (ordering, offset, limit) asked for (else
@@ -88,14 +93,13 @@ def facet_counts(filterset, terms, public_queryset, page=None):
     groups.setdefault(full_key, [])
     filtersets[full_key] = filterset
 
-    index = current_facet_index(public_queryset.db)
     narrowed, page_keys = searched_and_dated(filterset, index, page)
     terms_by_pk = {term.pk: term for term in terms}
     counts = {name: {} for name in FACETS}
     within, years = {}, []
     for key, names in groups.items():
         others = filtersets[key]
-        selection = faceted(others, index, narrowed) if others.is_valid() else 0
+        selection = faceted(others, index, narrowed) if others.is_valid() else CaseSet()
         if key == full_key:
             group = index.counts(selection)
         else:
@@ -133,7 +137,7 @@ def facet_counts(filterset, terms, public_queryset, page=None):
 def listed_cases(filterset, index):
     """The cases a filterset lists, as a set of the index."""
     if not filterset.is_valid():
-        return 0
+        return CaseSet()
     narrowed, _page = searched_and_dated(filterset, index, None)
     return faceted(filterset, index, narrowed)
 
@@ -147,13 +151,12 @@ def faceted(filterset, index, narrowed):
         if not values:
             continue
         if vocabulary:
-            kind = "cause" if vocabulary == Vocabulary.ROOT_CAUSE else "term"
-            keys = filterset.filters[name].term_ids(values)
+            kind, keys = term_kind(vocabulary), filterset.filters[name].term_ids(values)
         elif name == "org":
-            kind, keys = "org", index.organisations(values)
+            kind, keys = "org", index.organisation_keys(values)
         else:
             kind, keys = name, values
-        selection &= index.having(kind, keys)
+        selection &= index.cases_with(kind, keys)
     return selection
 
 
@@ -170,13 +173,13 @@ def searched_and_dated(filterset, index, page):
         return index.public, None
     narrowed = filterset.only(("q", "from", "to"))
     if not narrowed.is_valid():
-        return 0, None
+        return CaseSet(), None
     page = page if filterset.is_valid() else None
     columns = [name.lstrip("-") for name in page[0]] if page else []
     try:
         sql, params = narrowed.qs.order_by().values("id", *columns).query.sql_with_params()
     except EmptyResultSet:  # nothing can match
-        return 0, None
+        return CaseSet(), None
     connection = connections[narrowed.qs.db]
     # The matches' keys in one row, not one row each (a third of the time at 100,000).
     query = f"SELECT 0, {keys_aggregate(connection).format('id')}, NULL FROM f"
@@ -215,44 +218,22 @@ def page_branch(ordering, offset, limit, condition, params):
     )
 
 
-class OrganisationName(NamedTuple):
-    """What the list shows of an organisation: a model instance each costs more."""
-
-    pk: int
-    slug: str
-    name: str
-
-
-# Naming more organisations than this in a query (hundreds of parameters) costs more than
-# reading every one of them.
-ORGANISATIONS_BY_KEY = 50
-
-
-def organisation_names(pks, slugs):
-    """The organisations with these primary keys or slugs, as OrganisationName."""
-    rows = Organisation.objects.order_by().values_list("pk", "slug", "name")
-    if len(pks) <= ORGANISATIONS_BY_KEY:
-        rows = rows.filter(Q(pk__in=pks) | Q(slug__in=slugs))
-    slugs = set(slugs)
-    return [OrganisationName(*row) for row in rows if row[0] in pks or row[1] in slugs]
-
-
 def build_facets(filterset, terms, public_queryset, page=None):
     """The facets, the term counts within the listed cases themselves, their years, and
     (`page`: ordering, offset, limit) the keys of one page of them when a search tells
     them at no cost, else None."""
-    counts, within, years, page_keys = facet_counts(filterset, terms, public_queryset, page)
+    index = current_facet_index(public_queryset.db)
+    counts, within, years, page_keys = facet_counts(filterset, terms, index, page)
     by_vocabulary = defaultdict(list)
     for term in terms:
         by_vocabulary[term.vocabulary].append(term)
-    # Only slugs reach the database: a value with a NUL byte would be refused by PostgreSQL.
-    selected_orgs = [slug for slug in filterset.selected("org") if SLUG_RE.match(slug)]
-    by_pk = {org.pk: org for org in organisation_names(set(counts["org"]), selected_orgs)}
-    counts["org"] = {by_pk[pk].slug: n for pk, n in counts["org"].items() if pk in by_pk}
-    orgs = {org.slug: org for org in by_pk.values()}
-    # Selected organisations that no case has any more still show, so they can be removed.
+    named = [index.organisation(pk) for pk in counts["org"]]
+    counts["org"] = {org.slug: counts["org"][org.pk] for org in named if org}
+    orgs = {org.slug: org for org in named if org}
+    # Selected organisations that no public case has (any more) still show, so they can
+    # be removed, but by their slug alone: nothing the public may not see is named.
     for slug in filterset.selected("org"):
-        orgs.setdefault(slug, None)
+        orgs.setdefault(slug, index.organisation_named(slug))
 
     facets = []
     for name, vocabulary in FACETS.items():

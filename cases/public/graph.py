@@ -20,7 +20,7 @@ from django.db.models import Count, F
 from django.urls import reverse
 from django.utils.translation import get_language
 
-from cases.catalogue.facet_index import current_facet_index
+from cases.catalogue.facet_index import current_facet_index, overlaps
 from cases.catalogue.facets import listed_cases
 from cases.catalogue.vocabularies import (
     BY_FACET,
@@ -31,7 +31,7 @@ from cases.catalogue.vocabularies import (
     VOCABULARIES,
     facet_of,
 )
-from cases.models import CaseTerm, Term, Vocabulary
+from cases.models import CaseTerm
 
 
 class Tab(NamedTuple):
@@ -104,37 +104,33 @@ def filtered_url(query, facet, slug):
 
 
 def term_sets(filterset, cases):
-    """{(vocabulary, term id): the listed cases with that term, as a set of the facet
-    index} for the graph's vocabularies, leaving out terms no listed case has."""
+    """({(vocabulary, term id): the listed cases with that term, a CaseSet of the facet
+    index}, {term id: term}) for the graph's vocabularies, leaving out terms no listed
+    case has."""
     index = current_facet_index(cases.db)
     listed = listed_cases(filterset, index)
-    sets = {}
+    sets, terms = {}, {}
     for term in filterset.terms:
-        if term.vocabulary not in GRAPH_VOCABULARIES:
-            continue
-        kind = "cause" if term.vocabulary == Vocabulary.ROOT_CAUSE else "term"
-        if found := index.sets[kind].get(term.pk, 0) & listed:
+        if term.vocabulary in GRAPH_VOCABULARIES and (
+            found := index.cases_with_term(term) & listed
+        ):
             sets[(term.vocabulary, term.pk)] = found
-    return sets
+            terms[term.pk] = term
+    return sets, terms
 
 
 def co_occurrences(sets, vocabulary):
     """{((vocabulary, term), (vocabulary, term)): shared cases} between the tab's terms
     and every other graph vocabulary's terms."""
-    own = [(key, cases) for key, cases in sets.items() if key[0] == vocabulary]
-    others = [(key, cases) for key, cases in sets.items() if key[0] != vocabulary]
-    pairs = {}
-    for a, a_cases in own:
-        for b, b_cases in others:
-            if shared := (a_cases & b_cases).bit_count():
-                pairs[(a, b)] = shared
-    return pairs
+    own = {key: cases for key, cases in sets.items() if key[0] == vocabulary}
+    others = {key: cases for key, cases in sets.items() if key[0] != vocabulary}
+    return overlaps(own, others)
 
 
 def term_graph(tab, filterset, cases, query):
     vocabulary = BY_FACET[tab].value
-    sets = term_sets(filterset, cases)
-    counts = {key: found.bit_count() for key, found in sets.items()}
+    sets, terms = term_sets(filterset, cases)
+    counts = {key: len(found) for key, found in sets.items()}
     pairs = co_occurrences(sets, vocabulary)
 
     own = sorted(
@@ -165,7 +161,6 @@ def term_graph(tab, filterset, cases, query):
     other_terms = {b for (_a, b) in pairs}
 
     keys = kept_own | {edge[1] for edge in kept_edges}
-    terms = Term.objects.in_bulk([key[1] for key in keys])
     nodes = [
         {
             "id": term_node_id(*key),

@@ -57,7 +57,8 @@ def merged_term_redirect(request, terms):
         for value in request.GET.getlist(name)
     }
     # Only values that are no term's slug can be old slugs: most requests ask nothing more.
-    wanted -= {(term.vocabulary, term.slug) for term in terms}
+    public = {(term.vocabulary, term.slug) for term in terms}
+    wanted -= public
     # Only slugs can be old slugs (and only they may reach the database: no NUL bytes).
     wanted = {(vocabulary, value) for vocabulary, value in wanted if SLUG_RE.match(value)}
     if not wanted:
@@ -67,6 +68,7 @@ def merged_term_redirect(request, terms):
         for r in TermRedirect.objects.filter(old_slug__in=[v for _, v in wanted]).select_related(
             "term"
         )
+        if (r.term.vocabulary, r.term.slug) in public  # not to a term only drafts have
     }
     if not any(key in redirects for key in wanted):
         return None
