@@ -3,7 +3,7 @@ terms and organisations it names, offered as filters."""
 
 import re
 
-from django.db import connection
+from django.db import connections
 from django.db.models import Case as Conditional
 from django.db.models import IntegerField, TextField, Value, When
 from django.db.models.functions import Concat, Lower
@@ -19,7 +19,7 @@ MAX_WORDS = 8
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def title_words():
+def title_words(connection):
     """Both titles in lower case: stored on PostgreSQL, where every match of a broad
     search is ranked by them (lowering them there cost more than the rest of the
     ranking); lowered as it goes elsewhere."""
@@ -39,10 +39,12 @@ def query_words(query):
 
 
 def search(queryset, query):
-    """Cases matching every word of the query, with a `relevance` annotation."""
+    """Cases matching every word of the query, with a `relevance` annotation, written for
+    the database the queryset reads."""
     words = query_words(query)
     if not words:  # only punctuation or symbols: nothing to look for, nothing to rank
         return queryset.annotate(relevance=Value(0))
+    connection = connections[queryset.db]
     if connection.vendor == "postgresql":
         # Words are letters and digits only, so they need no escaping as tsquery operands.
         tsquery = " & ".join(f"'{word}':*" for word in words)
@@ -56,7 +58,7 @@ def search(queryset, query):
     # Relevance: how many of the words the titles hold (either language). Titles only:
     # they are short and stored in the row, where summaries are compressed apart from it,
     # and a search matching most of 100,000 cases ranks every one of them.
-    titles = title_words()
+    titles = title_words(connection)
     score = Value(0)
     for word in words:
         score = score + Conditional(
