@@ -220,6 +220,8 @@ def build(using, version):
                 cases &= public
             if cases:
                 sets[kind][key if kind == "severity" else int(float(key))] = cases
+    # Asked for as the public may see them (cases.models): an index probe for each term
+    # and organisation, about 10 ms more than reading them all at 100,000 cases.
     organisations = [
         OrganisationName(*row)
         for row in Organisation.objects.using(using)

@@ -1,8 +1,8 @@
 """The public list's filters: the query string is the whole state of the page.
 
 Facets take slugs and may repeat: values of one facet are OR, facets are AND. A value
-that is not a slug, or a date that is not a date, makes the form invalid; the view then
-shows an empty list and says why, never an error page.
+that is not a slug, or a date that is not a date, makes the form invalid; the list is then
+empty and says why (cases.catalogue.query), never an error page.
 """
 
 import django_filters
@@ -22,7 +22,7 @@ MAX_VALUES = 20
 
 
 def public_terms():
-    """Every term, as of the public content this request reads (kept with the facet
+    """Every public term, as of the public content this request reads (kept with the facet
     index: shared by the requests of a process, so never to be changed)."""
     return current_facet_index(router.db_for_read(Term)).terms
 
@@ -106,6 +106,10 @@ class DateFilter(django_filters.DateFilter):
 # The facets a reader filters on, in the order shown: query parameter -> vocabulary (None:
 # a column of the case's own).
 FACETS = {row.facet: row.value for row in VOCABULARIES} | {"org": None, "severity": None}
+# What the database narrows the cases by, where the facet index cannot: the search and the
+# dates.
+DATES = ("from", "to")
+NARROWING = ("q", *DATES)
 SORTS = {"newest": ("-date", "-public_id"), "oldest": ("date", "public_id")}
 
 
@@ -133,15 +137,16 @@ class CaseFilter(django_filters.FilterSet):
         }
         return {**vocabularies, **super().get_filters(), **dates}
 
-    def __init__(self, data=None, *args, terms=None, **kwargs):
+    def __init__(self, data=None, *args, terms=public_terms, **kwargs):
         super().__init__(data, *args, **kwargs)
         self._terms = terms
 
     @property
     def terms(self):
-        """Every term, fetched when first needed and shared with the copies `without` makes."""
-        if self._terms is None:
-            self._terms = public_terms()
+        """The public terms, which a facet's slugs name: `terms` as given, or, if that is a
+        function, what it returns when first needed (a list without facets never asks)."""
+        if callable(self._terms):
+            self._terms = self._terms()
         return self._terms
 
     def filter_search(self, queryset, name, value):
@@ -170,7 +175,7 @@ class CaseFilter(django_filters.FilterSet):
         """The same filters minus one facet: a facet's own counts ignore its selection."""
         data = self.data.copy()
         data.pop(name, None)
-        return type(self)(data, queryset=self.queryset, terms=self.terms)
+        return type(self)(data, queryset=self.queryset, terms=lambda: self.terms)
 
     def only(self, names):
         """The same filters, but only those named."""
@@ -178,4 +183,4 @@ class CaseFilter(django_filters.FilterSet):
         for name in names:
             if name in self.data:
                 data.setlist(name, self.data.getlist(name))
-        return type(self)(data, queryset=self.queryset, terms=self.terms)
+        return type(self)(data, queryset=self.queryset, terms=lambda: self.terms)

@@ -5,7 +5,8 @@ sized by their number of cases, and the terms of the other vocabularies they co-
 with; an edge's weight is the number of cases two terms share. For the case tab, the
 nodes are cases and an edge's weight is the number of terms two cases share.
 
-A term tab counts from the facet index (cases.catalogue.facet_index): a pair's shared cases are
+Either reads the filtered cases through a CatalogueQuery (cases.catalogue.query). A term
+tab counts from the facet index (cases.catalogue.facet_index): a pair's shared cases are
 the AND of two terms' sets, a few milliseconds for every pair at 100,000 cases. The case
 tab's counts are GROUP BYs over its sixty cases. Either way the number of queries is fixed
 whatever the number of cases; only the strongest nodes and edges are kept, and the rest
@@ -20,8 +21,8 @@ from django.db.models import Count, F
 from django.urls import reverse
 from django.utils.translation import get_language
 
-from cases.catalogue.facet_index import current_facet_index, overlaps
-from cases.catalogue.facets import listed_cases
+from cases.catalogue.facet_index import overlaps
+from cases.catalogue.filters import SORTS
 from cases.catalogue.vocabularies import (
     BY_FACET,
     BY_VALUE,
@@ -103,14 +104,13 @@ def filtered_url(query, facet, slug):
     return f"{reverse('cases:list')}?{data.urlencode()}" if data else reverse("cases:list")
 
 
-def term_sets(filterset, cases):
+def term_sets(query):
     """({(vocabulary, term id): the listed cases with that term, a CaseSet of the facet
     index}, {term id: term}) for the graph's vocabularies, leaving out terms no listed
     case has."""
-    index = current_facet_index(cases.db)
-    listed = listed_cases(filterset, index)
+    index, listed = query.index, query.listed()
     sets, terms = {}, {}
-    for term in filterset.terms:
+    for term in query.terms:
         if term.vocabulary in GRAPH_VOCABULARIES and (
             found := index.cases_with_term(term) & listed
         ):
@@ -127,9 +127,9 @@ def co_occurrences(sets, vocabulary):
     return overlaps(own, others)
 
 
-def term_graph(tab, filterset, cases, query):
+def term_graph(tab, query):
     vocabulary = BY_FACET[tab].value
-    sets, terms = term_sets(filterset, cases)
+    sets, terms = term_sets(query)
     counts = {key: len(found) for key, found in sets.items()}
     pairs = co_occurrences(sets, vocabulary)
 
@@ -167,7 +167,7 @@ def term_graph(tab, filterset, cases, query):
             "kind": facet_of(key[0]),
             "label": terms[key[1]].label,
             "count": counts.get(key, 0),
-            "url": filtered_url(query, facet_of(key[0]), terms[key[1]].slug),
+            "url": filtered_url(query.data, facet_of(key[0]), terms[key[1]].slug),
             "colour": BY_VALUE[key[0]].colour,
         }
         for key in sorted(keys, key=lambda key: (key[0] != vocabulary, -counts.get(key, 0), key[1]))
@@ -185,14 +185,15 @@ def term_graph(tab, filterset, cases, query):
     )
 
 
-def case_graph(cases, query):
+def case_graph(query):
     """The most recent filtered cases, joined by the terms they share."""
-    total = cases.count()
-    chosen = list(
-        cases.order_by("-date", "-public_id").values("pk", "public_id", "title_en", "title_ko")[
-            :MAX_CASE_NODES
-        ]
+    newest = query.page(
+        1,
+        size=MAX_CASE_NODES,
+        fields=("pk", "public_id", "title_en", "title_ko"),
+        ordering=SORTS["newest"],
     )
+    total, chosen = newest.paginator.count, newest.object_list
     ids = [row["pk"] for row in chosen]
     shared = (
         CaseTerm.objects.filter(
@@ -237,10 +238,11 @@ def case_graph(cases, query):
     )
 
 
-def build_graph(tab, filterset, cases, query):
+def build_graph(tab, query):
+    """The graph of one tab of a CatalogueQuery's cases."""
     if tab == "case":
-        return case_graph(cases, query)
-    return term_graph(tab, filterset, cases, query)
+        return case_graph(query)
+    return term_graph(tab, query)
 
 
 def graph_tab(value):

@@ -1,5 +1,4 @@
 from django.contrib.auth.views import redirect_to_login
-from django.core.paginator import Paginator
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Q
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
@@ -12,18 +11,11 @@ from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from cases.caching import cache_public_page
-from cases.catalogue.filters import FACETS, public_terms
-from cases.catalogue.listing import (
-    PAGE_SIZE,
-    build_listing,
-    filtered_cases,
-    sorted_cases,
-    with_card_data,
-)
+from cases.catalogue.listing import build_listing, with_card_data
+from cases.catalogue.query import CatalogueQuery
 from cases.exchange.serialize import case_to_exchange
-from cases.models import SLUG_RE, Case, CaseQuerySet, CaseRelation, CaseTerm, TermRedirect
+from cases.models import Case, CaseQuerySet, CaseRelation, CaseTerm
 from cases.public.graph import TABS, build_graph, graph_tab
-from cases.search.planner import uses_search_index
 
 SIMILAR_CASES = 5
 SIMILAR_CANDIDATES = 2000  # most recent cases per term considered for similar cases
@@ -39,72 +31,37 @@ def root(request):
 
 @require_safe
 @cache_public_page
-@uses_search_index
 def case_list(request):
-    terms = public_terms()
-    if redirected := merged_term_redirect(request, terms):
-        return redirected
-    listing = build_listing(request.GET, terms)
+    query = CatalogueQuery(request.GET)
+    if (survivors := query.survivors()) is not None:  # a link to a merged term
+        return HttpResponsePermanentRedirect(f"{request.path}?{survivors.urlencode()}")
+    listing = build_listing(query)
     return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
-
-
-def merged_term_redirect(request, terms):
-    """A link to a term that was merged into another leads to the survivor (301)."""
-    wanted = {
-        (vocabulary, value)
-        for name, vocabulary in FACETS.items()
-        if vocabulary
-        for value in request.GET.getlist(name)
-    }
-    # Only values that are no term's slug can be old slugs: most requests ask nothing more.
-    public = {(term.vocabulary, term.slug) for term in terms}
-    wanted -= public
-    # Only slugs can be old slugs (and only they may reach the database: no NUL bytes).
-    wanted = {(vocabulary, value) for vocabulary, value in wanted if SLUG_RE.match(value)}
-    if not wanted:
-        return None
-    redirects = {
-        (r.vocabulary, r.old_slug): r.term.slug
-        for r in TermRedirect.objects.filter(old_slug__in=[v for _, v in wanted]).select_related(
-            "term"
-        )
-        if (r.term.vocabulary, r.term.slug) in public  # not to a term only drafts have
-    }
-    if not any(key in redirects for key in wanted):
-        return None
-    query = request.GET.copy()
-    for name, vocabulary in FACETS.items():
-        if vocabulary:
-            values = [redirects.get((vocabulary, v), v) for v in query.getlist(name)]
-            query.setlist(name, list(dict.fromkeys(values)))
-    return HttpResponsePermanentRedirect(f"{request.path}?{query.urlencode()}")
 
 
 @require_safe
 @cache_public_page
-@uses_search_index
 def case_list_json(request):
     """The filtered list in the exchange format, a page at a time (no facets: lighter)."""
-    filterset, cases, notices = filtered_cases(request.GET)
-    paginator = Paginator(sorted_cases(filterset, cases).only("pk"), PAGE_SIZE)
-    page = paginator.get_page(request.GET.get("page"))
+    query = CatalogueQuery(request.GET)
+    page = query.page()
     base = request.build_absolute_uri(request.path)
 
     def page_url(number):
-        query = request.GET.copy()
-        query["page"] = number
-        return f"{base}?{query.urlencode()}"
+        data = request.GET.copy()
+        data["page"] = number
+        return f"{base}?{data.urlencode()}"
 
-    ids = [case.pk for case in page.object_list]
+    ids = page.object_list
     by_pk = {case.pk: case for case in Case.objects.for_exchange().filter(pk__in=ids)}
     return JsonResponse(
         {
-            "count": paginator.count,
+            "count": page.paginator.count,
             "page": page.number,
-            "pages": paginator.num_pages,
+            "pages": page.paginator.num_pages,
             "next": page_url(page.next_page_number()) if page.has_next() else None,
             "previous": page_url(page.previous_page_number()) if page.has_previous() else None,
-            "notices": [str(notice) for notice in notices],
+            "notices": [str(notice) for notice in query.notices],
             "results": [case_to_exchange(by_pk[pk]) for pk in ids],
         },
         json_dumps_params={"ensure_ascii": False},
@@ -259,20 +216,19 @@ def case_detail_json(request, public_id):
 
 @require_safe
 @cache_public_page
-@uses_search_index
 def graph(request):
     tab = graph_tab(request.GET.get("tab"))
-    filterset, cases, notices = filtered_cases(request.GET)
-    data = build_graph(tab, filterset, cases, request.GET)
-    query = request.GET.copy()
-    query.pop("tab", None)
+    query = CatalogueQuery(request.GET)
+    data = build_graph(tab, query)
+    filters = request.GET.copy()
+    filters.pop("tab", None)
     context = {
         "graph": data,
         "tab": tab,
         "tabs": TABS,
-        "notices": notices,
+        "notices": query.notices,
         "links": data.strongest_links(),
-        "filters_query": query.urlencode(),
+        "filters_query": filters.urlencode(),
         "json_url": f"{reverse('cases:graph-json')}?{request.GET.urlencode()}",
     }
     return render(request, "cases/graph.html", context)
@@ -280,10 +236,9 @@ def graph(request):
 
 @require_safe
 @cache_public_page
-@uses_search_index
 def graph_json(request):
     tab = graph_tab(request.GET.get("tab"))
-    filterset, cases, notices = filtered_cases(request.GET)
-    data = build_graph(tab, filterset, cases, request.GET).as_json()
-    data["notices"] = [str(notice) for notice in notices]
+    query = CatalogueQuery(request.GET)
+    data = build_graph(tab, query).as_json()
+    data["notices"] = [str(notice) for notice in query.notices]
     return JsonResponse(data, json_dumps_params={"ensure_ascii": False})

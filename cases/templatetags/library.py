@@ -10,7 +10,7 @@ from django.utils.http import urlencode
 from django.utils.translation import get_language, override
 from django.utils.translation import gettext as _
 
-from cases.catalogue.filters import FACETS
+from cases.catalogue.filters import FACETS, NARROWING
 from cases.catalogue.vocabularies import facet_of
 from cases.models import Organisation
 
@@ -53,7 +53,7 @@ def remove_url(context, name, value=None):
 def clear_url(context):
     request = context["request"]
     query = current_query(request)
-    for name in list(FACETS) + ["from", "to", "q"]:
+    for name in (*FACETS, *NARROWING):
         query.pop(name, None)
     return with_query(request, query)
 

@@ -45,7 +45,10 @@ def test_the_index_holds_public_cases_terms_and_organisations(library):
     assert len(queries) == 3  # cases and their values; organisations; terms
     first, second, draft = library["cases"]
     assert index.public.keys() == sorted([first.pk, second.pk])
-    assert [term.slug for term in index.terms] == ["dns", "bug"]  # by vocabulary; no draft's, no unused
+    assert [term.slug for term in index.terms] == [
+        "dns",
+        "bug",
+    ]  # by vocabulary; no draft's, no unused
     assert index.organisation(library["acme"].pk).name == "Acme"
     assert index.organisation_named("hidden") is None
     assert index.organisation_keys(["acme", "hidden", "nobody"]) == [library["acme"].pk]
