@@ -8,7 +8,7 @@ import re
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from cases.catalogue import vocabularies
@@ -31,55 +31,8 @@ Vocabulary = models.TextChoices(
 LIST_VOCABULARIES = {field: Vocabulary(value) for field, value in vocabularies.LIST_FIELDS.items()}
 
 
-# What the public may see, in one family of methods: every public page, feed, sitemap and
-# the facet index ask through them.
-
-
-class CaseQuerySet(models.QuerySet):
-    @staticmethod
-    def is_public(through=None):
-        """The test of a case the public may see (a published one), on the case itself or
-        on the case that the join `through` names, e.g. "to_case" for a CaseRelation."""
-        return Q(**{f"{through}__status" if through else "status": Case.Status.PUBLISHED})
-
-    def public(self):
-        """The cases the public may see."""
-        return self.filter(self.is_public())
-
-    def public_for_search(self):
-        """The public cases, for a search to narrow: asked for by a test that no index
-        serves, `(status = 'published') IS TRUE`, so that PostgreSQL finds a search's cases
-        by the search index. Once it has statistics of the vectors and knows that a search
-        matches nearly every case, it would otherwise read every public case by the status
-        index and test each one's vector, read back from TOAST: at 10,000 cases 44 ms
-        against 12 for the search's query."""
-        return self.filter(IsTrue(self.is_public()))
-
-    def public_or_withdrawn(self):
-        """The cases whose address answers: the public ones, and the withdrawn ones, whose
-        page says so (410). Any other case is unknown to the public (404)."""
-        return self.filter(self.is_public() | Q(status=Case.Status.WITHDRAWN))
-
-    def live(self):
-        """Cases themselves, without the working copies of pending revisions."""
-        return self.filter(draft_of__isnull=True)
-
-    def for_exchange(self):
-        """Everything the exchange format needs, fetched in a fixed number of queries."""
-        return self.select_related("org", "root_cause", "recurrence_of").prefetch_related(
-            models.Prefetch(
-                "case_terms", queryset=CaseTerm.objects.select_related("term").order_by("position")
-            ),
-            models.Prefetch("steps", queryset=CaseStep.objects.order_by("kind", "position")),
-            models.Prefetch("sources", queryset=Source.objects.order_by("position")),
-            # A related case is written by its id alone: its long texts stay unread.
-            models.Prefetch(
-                "outgoing_relations",
-                queryset=CaseRelation.objects.select_related("to_case")
-                .only("from_case", "to_case__public_id", "position")
-                .order_by("position"),
-            ),
-        )
+# What the public may see is one family of methods (CaseQuerySet below, and these two),
+# which every public page, feed, sitemap and the facet index ask through.
 
 
 class TermQuerySet(models.QuerySet):
@@ -89,8 +42,8 @@ class TermQuerySet(models.QuerySet):
         public: its label as much as its cases."""
         cases = Case.objects.public()
         return self.filter(
-            Exists(cases.filter(case_terms__term=OuterRef("pk")))
-            | Exists(cases.filter(root_cause=OuterRef("pk")))
+            models.Exists(cases.filter(case_terms__term=models.OuterRef("pk")))
+            | models.Exists(cases.filter(root_cause=models.OuterRef("pk")))
         )
 
 
@@ -98,7 +51,8 @@ class OrganisationQuerySet(models.QuerySet):
     def public(self):
         """The organisations that some public case is of: one that only drafts name is
         unknown to the public."""
-        return self.filter(Exists(Case.objects.public().filter(org=OuterRef("pk"))))
+        cases = Case.objects.public()
+        return self.filter(models.Exists(cases.filter(org=models.OuterRef("pk"))))
 
 
 class Organisation(models.Model):
@@ -148,6 +102,53 @@ class Term(models.Model):
     def alias_list(self, language):
         text = getattr(self, f"aliases_{language}") or ""
         return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class CaseQuerySet(models.QuerySet):
+    @staticmethod
+    def is_public(through=None):
+        """The test of a case the public may see (a published one), on the case itself or
+        on the case that the join `through` names, e.g. "to_case" for a CaseRelation."""
+        return Q(**{f"{through}__status" if through else "status": Case.Status.PUBLISHED})
+
+    def public(self):
+        """The cases the public may see."""
+        return self.filter(self.is_public())
+
+    def public_for_search(self):
+        """The public cases, for a search to narrow: asked for by a test that no index
+        serves, `(status = 'published') IS TRUE`, so that PostgreSQL finds a search's cases
+        by the search index. Once it has statistics of the vectors and knows that a search
+        matches nearly every case, it would otherwise read every public case by the status
+        index and test each one's vector, read back from TOAST: at 10,000 cases 44 ms
+        against 12 for the search's query."""
+        return self.filter(IsTrue(self.is_public()))
+
+    def public_or_withdrawn(self):
+        """The cases whose address answers: the public ones, and the withdrawn ones, whose
+        page says so (410). Any other case is unknown to the public (404)."""
+        return self.filter(self.is_public() | Q(status=Case.Status.WITHDRAWN))
+
+    def live(self):
+        """Cases themselves, without the working copies of pending revisions."""
+        return self.filter(draft_of__isnull=True)
+
+    def for_exchange(self):
+        """Everything the exchange format needs, fetched in a fixed number of queries."""
+        return self.select_related("org", "root_cause", "recurrence_of").prefetch_related(
+            models.Prefetch(
+                "case_terms", queryset=CaseTerm.objects.select_related("term").order_by("position")
+            ),
+            models.Prefetch("steps", queryset=CaseStep.objects.order_by("kind", "position")),
+            models.Prefetch("sources", queryset=Source.objects.order_by("position")),
+            # A related case is written by its id alone: its long texts stay unread.
+            models.Prefetch(
+                "outgoing_relations",
+                queryset=CaseRelation.objects.select_related("to_case")
+                .only("from_case", "to_case__public_id", "position")
+                .order_by("position"),
+            ),
+        )
 
 
 def editor_field(verbose_name):
