@@ -51,7 +51,7 @@ def public_site(client):
     # invalidated by the writes: start from an empty one.
     cache.clear()
     site = {"terms": sorted(Term.objects.values_list("vocabulary", "slug", "label_en", "label_ko"))}
-    public_ids = sorted(Case.objects.published().values_list("public_id", flat=True))
+    public_ids = sorted(Case.objects.public().values_list("public_id", flat=True))
     for language in ("en", "ko"):
         listing = client.get(f"/{language}/cases/")
         site[f"{language} facets"] = [

@@ -1,21 +1,12 @@
-"""Facet counts, counted the way faceted search counts.
-
-A facet's counts apply every filter except that facet's own selection, so a reader can
-add a second value of a facet they already chose. Facets whose other filters are the same
-share one aggregate query.
-"""
+"""The list's facets as readers see them: each value with its label, its count and whether
+it is selected, counted by the catalogue query (cases.catalogue.query) the way faceted
+search counts: a facet's counts ignore the facet's own selection."""
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
-from django.core.exceptions import EmptyResultSet
-from django.db import connections
-from django.db.models import Q
-
-from cases.catalogue.facet_index import COLUMNS, current_facet_index, keys_aggregate, numbers
 from cases.catalogue.filters import FACETS
-from cases.models import SLUG_RE, Case, Organisation, Vocabulary
+from cases.models import Case
 
 FACET_LIMIT = 12  # values shown per facet before "show all"
 
@@ -26,7 +17,7 @@ class FacetValue:
     label: str
     count: int
     selected: bool
-    obj: object = None
+    obj: object = None  # the Term or OrganisationName; None for a severity or an unknown value
 
 
 @dataclass
@@ -59,200 +50,27 @@ class Facet:
     def hidden_count(self):
         return len(self.available) - len(self.shown)
 
-
-def filter_key(filterset):
-    """What decides a filterset's cases: facets, search and dates (not sort or page)."""
-    return frozenset(
-        (k, tuple(v)) for k, v in filterset.data.lists() if k in FACETS or k in ("q", "from", "to")
-    )
-
-
-def facet_counts(filterset, terms, public_queryset, page=None):
-    """Counts for every facet, {facet name: {slug: count}}, and, for the listed cases
-    themselves, {(vocabulary, slug): count}, [(year, count)] and, when the list is
-    searched or dated, the keys of the page (ordering, offset, limit) asked for (else
-    None: the page of a list without either is chosen in SQL).
-
-    Counted from the facet index (cases.catalogue.facet_index): the database is asked only for the
-    cases a search or the dates select, and then for those once, whatever the facets.
-    """
-    groups = defaultdict(list)  # filter key -> facet names counted over those cases
-    filtersets = {}
-    for name in FACETS:
-        others = filterset.without(name) if filterset.selected(name) else filterset
-        groups[filter_key(others)].append(name)
-        filtersets[filter_key(others)] = others
-    # The listed cases themselves: term counts for "most common components in these
-    # cases", the year chart and the number of cases all come from their group.
-    full_key = filter_key(filterset)
-    groups.setdefault(full_key, [])
-    filtersets[full_key] = filterset
-
-    index = current_facet_index(public_queryset.db)
-    narrowed, page_keys = searched_and_dated(filterset, index, page)
-    terms_by_pk = {term.pk: term for term in terms}
-    counts = {name: {} for name in FACETS}
-    within, years = {}, []
-    for key, names in groups.items():
-        others = filtersets[key]
-        selection = faceted(others, index, narrowed) if others.is_valid() else 0
-        if key == full_key:
-            group = index.counts(selection)
-        else:
-            vocabularies = {FACETS[n] for n in names} - {None, Vocabulary.ROOT_CAUSE}
-            group = index.counts(
-                selection,
-                kinds=(["term"] if vocabularies else []) + [n for n in names if n in COLUMNS],
-                term_ids={t.pk for t in terms if t.vocabulary in vocabularies},
-            )
-        for name in names:
-            vocabulary = FACETS[name]
-            if name == "cause":
-                counts[name] = {
-                    terms_by_pk[pk].slug: n for pk, n in group["cause"].items() if pk in terms_by_pk
-                }
-            elif vocabulary:
-                counts[name] = {
-                    terms_by_pk[pk].slug: n
-                    for pk, n in group["term"].items()
-                    if pk in terms_by_pk and terms_by_pk[pk].vocabulary == vocabulary
-                }
-            else:  # org, severity
-                counts[name] = group[name]
-        if key == full_key:
-            for pk, n in group["term"].items():
-                if pk in terms_by_pk:
-                    within[(terms_by_pk[pk].vocabulary, terms_by_pk[pk].slug)] = n
-            for pk, n in group["cause"].items():
-                if pk in terms_by_pk:
-                    within[(Vocabulary.ROOT_CAUSE, terms_by_pk[pk].slug)] = n
-            years = sorted((str(year), n) for year, n in group["year"].items())
-    return counts, within, years, page_keys
+    @property
+    def unknown(self):
+        """The selected values that name nothing the public may see."""
+        if self.name == "severity":
+            return [
+                v.slug for v in self.values if v.selected and v.slug not in Case.Severity.values
+            ]
+        return [v.slug for v in self.values if v.selected and v.obj is None]
 
 
-def listed_cases(filterset, index):
-    """The cases a filterset lists, as a set of the index."""
-    if not filterset.is_valid():
-        return 0
-    narrowed, _page = searched_and_dated(filterset, index, None)
-    return faceted(filterset, index, narrowed)
-
-
-def faceted(filterset, index, narrowed):
-    """The cases among `narrowed` (a set of the index) that a valid filterset's facets
-    select: values of one facet are OR, facets are AND, as in cases.catalogue.filters."""
-    selection = narrowed
-    for name, vocabulary in FACETS.items():
-        values = filterset.form.cleaned_data.get(name)
-        if not values:
-            continue
-        if vocabulary:
-            kind = "cause" if vocabulary == Vocabulary.ROOT_CAUSE else "term"
-            keys = filterset.filters[name].term_ids(values)
-        elif name == "org":
-            kind, keys = "org", index.organisations(values)
-        else:
-            kind, keys = name, values
-        selection &= index.having(kind, keys)
-    return selection
-
-
-def searched_and_dated(filterset, index, page):
-    """(the public cases the search and the dates select, as a set of the index; the keys
-    of the page asked for, or None). Without a search or dates, every public case and no
-    page: the list chooses its page in SQL, by the indexes on what it sorts by.
-
-    With them, one query: their cases, and the page of those the facets select too, from
-    one run of the search (materialized as f).
-    """
-    narrowing = {name: filterset.data.getlist(name) for name in ("q", "from", "to")}
-    if not any(any(values) for values in narrowing.values()):
-        return index.public, None
-    narrowed = filterset.only(("q", "from", "to"))
-    if not narrowed.is_valid():
-        return 0, None
-    page = page if filterset.is_valid() else None
-    columns = [name.lstrip("-") for name in page[0]] if page else []
-    try:
-        sql, params = narrowed.qs.order_by().values("id", *columns).query.sql_with_params()
-    except EmptyResultSet:  # nothing can match
-        return 0, None
-    connection = connections[narrowed.qs.db]
-    # The matches' keys in one row, not one row each (a third of the time at 100,000).
-    query = f"SELECT 0, {keys_aggregate(connection).format('id')}, NULL FROM f"
-    query_params = []
-    if page:
-        condition, condition_params = "TRUE", []
-        if any(filterset.selected(name) for name in FACETS):
-            faceted_only = filterset.only(FACETS).qs.order_by().values("id")
-            try:
-                ids_sql, condition_params = faceted_only.query.sql_with_params()
-                condition = f"id IN ({ids_sql})"
-            except EmptyResultSet:
-                condition = "FALSE"
-        page_sql, page_params = page_branch(*page, condition, condition_params)
-        query = f"{query} UNION ALL {page_sql}"
-        query_params = page_params
-    with connection.cursor() as cursor:
-        cursor.execute(f"WITH f AS MATERIALIZED ({sql}) {query}", [*params, *query_params])
-        rows = cursor.fetchall()
-    matched = index.cases(numbers(next(keys for n, keys, _pk in rows if not n)))
-    page_keys = [pk for n, _keys, pk in sorted(row for row in rows if row[0])] if page else None
-    return matched, page_keys
-
-
-def page_branch(ordering, offset, limit, condition, params):
-    """The keys of one page of f in the list's order, numbered from 1."""
-    order = ", ".join(
-        f'"{name.lstrip("-")}" {"DESC" if name.startswith("-") else "ASC"}' for name in ordering
-    )
-    # Integers of our own, so they may be written into the query.
-    return (
-        f"SELECT ROW_NUMBER() OVER (ORDER BY {order}), NULL, id FROM "
-        f"(SELECT * FROM f WHERE {condition} ORDER BY {order} "
-        f"LIMIT {int(limit)} OFFSET {int(offset)}) AS p",
-        list(params),
-    )
-
-
-class OrganisationName(NamedTuple):
-    """What the list shows of an organisation: a model instance each costs more."""
-
-    pk: int
-    slug: str
-    name: str
-
-
-# Naming more organisations than this in a query (hundreds of parameters) costs more than
-# reading every one of them.
-ORGANISATIONS_BY_KEY = 50
-
-
-def organisation_names(pks, slugs):
-    """The organisations with these primary keys or slugs, as OrganisationName."""
-    rows = Organisation.objects.order_by().values_list("pk", "slug", "name")
-    if len(pks) <= ORGANISATIONS_BY_KEY:
-        rows = rows.filter(Q(pk__in=pks) | Q(slug__in=slugs))
-    slugs = set(slugs)
-    return [OrganisationName(*row) for row in rows if row[0] in pks or row[1] in slugs]
-
-
-def build_facets(filterset, terms, public_queryset, page=None):
-    """The facets, the term counts within the listed cases themselves, their years, and
-    (`page`: ordering, offset, limit) the keys of one page of them when a search tells
-    them at no cost, else None."""
-    counts, within, years, page_keys = facet_counts(filterset, terms, public_queryset, page)
+def build_facets(query, counts):
+    """Every facet of a CatalogueQuery, from its counts ({facet name: {slug: count}})."""
+    filterset, index = query.filterset, query.index
     by_vocabulary = defaultdict(list)
-    for term in terms:
+    for term in query.terms:
         by_vocabulary[term.vocabulary].append(term)
-    # Only slugs reach the database: a value with a NUL byte would be refused by PostgreSQL.
-    selected_orgs = [slug for slug in filterset.selected("org") if SLUG_RE.match(slug)]
-    by_pk = {org.pk: org for org in organisation_names(set(counts["org"]), selected_orgs)}
-    counts["org"] = {by_pk[pk].slug: n for pk, n in counts["org"].items() if pk in by_pk}
-    orgs = {org.slug: org for org in by_pk.values()}
-    # Selected organisations that no case has any more still show, so they can be removed.
+    orgs = {slug: index.organisation_named(slug) for slug in counts["org"]}
+    # Selected organisations that no public case has (any more) still show, so they can be
+    # removed, by their slug alone: nothing the public may not see is named.
     for slug in filterset.selected("org"):
-        orgs.setdefault(slug, None)
+        orgs.setdefault(slug, index.organisation_named(slug))
 
     facets = []
     for name, vocabulary in FACETS.items():
@@ -268,7 +86,7 @@ def build_facets(filterset, terms, public_queryset, page=None):
                 FacetValue(
                     slug,
                     org.name if org else slug,
-                    counts["org"].get(slug, 0),
+                    counts[name].get(slug, 0),
                     slug in selected,
                     org,
                 )
@@ -276,7 +94,7 @@ def build_facets(filterset, terms, public_queryset, page=None):
             ]
         else:
             values = [
-                FacetValue(value, str(label_), counts["severity"].get(value, 0), value in selected)
+                FacetValue(value, str(label_), counts[name].get(value, 0), value in selected)
                 for value, label_ in Case.Severity.choices
             ]
         known = {value.slug for value in values}
@@ -285,4 +103,4 @@ def build_facets(filterset, terms, public_queryset, page=None):
             values.sort(key=lambda v: (-v.count, v.label.casefold()))
         expanded = name in filterset.data.getlist("expand")
         facets.append(Facet(name, label, values, expanded=expanded))
-    return facets, within, years, page_keys
+    return facets

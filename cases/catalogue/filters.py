@@ -1,27 +1,28 @@
 """The public list's filters: the query string is the whole state of the page.
 
 Facets take slugs and may repeat: values of one facet are OR, facets are AND. A value
-that is not a slug, or a date that is not a date, makes the form invalid; the view then
-shows an empty list and says why, never an error page.
+that is not a slug, or a date that is not a date, makes the form invalid; the list is then
+empty and says why (cases.catalogue.query), never an error page.
 """
 
 import django_filters
 from django import forms
 from django.core.exceptions import ValidationError
-from django.core.validators import RegexValidator
 from django.db import router
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from cases.catalogue.facet_index import current_facet_index
-from cases.models import SLUG_RE, Case, CaseTerm, Term, Vocabulary
+from cases.catalogue.vocabularies import VOCABULARIES
+from cases.models import Case, CaseTerm, Term, Vocabulary
+from cases.rules import is_slug
 from cases.search.query import clean_query, search
 
 MAX_VALUES = 20
 
 
 def public_terms():
-    """Every term, as of the public content this request reads (kept with the facet
+    """Every public term, as of the public content this request reads (kept with the facet
     index: shared by the requests of a process, so never to be changed)."""
     return current_facet_index(router.db_for_read(Term)).terms
 
@@ -30,7 +31,6 @@ class SlugListField(forms.Field):
     """Repeated query parameters (`?component=a&component=b`), each a slug."""
 
     widget = forms.MultipleHiddenInput
-    slug_validator = RegexValidator(SLUG_RE, _("“%(value)s” is not a valid value."))
 
     def to_python(self, value):
         if not value:
@@ -49,7 +49,7 @@ class SlugListField(forms.Field):
                 _("Too many values: at most %(max)s."), params={"max": MAX_VALUES}
             )
         for item in value:
-            if not SLUG_RE.match(item) or len(item) > 100:
+            if not is_slug(item):
                 raise ValidationError(
                     _("“%(value)s” is not a valid value."), params={"value": item[:100]}
                 )
@@ -102,27 +102,18 @@ class DateFilter(django_filters.DateFilter):
     field_class = StrictDateField
 
 
-# The facets a reader filters on: query parameter -> vocabulary (None: a column).
-FACETS = {
-    "cause": Vocabulary.ROOT_CAUSE,
-    "component": Vocabulary.COMPONENT,
-    "symptom": Vocabulary.SYMPTOM,
-    "contributing": Vocabulary.CONTRIBUTING,
-    "domain": Vocabulary.DOMAIN,
-    "org": None,
-    "severity": None,
-}
+# The facets a reader filters on, in the order shown: query parameter -> vocabulary (None:
+# a column of the case's own).
+FACETS = {row.facet: row.value for row in VOCABULARIES} | {"org": None, "severity": None}
+# What the database narrows the cases by, where the facet index cannot: the search and the
+# dates.
+DATES = ("from", "to")
+NARROWING = ("q", *DATES)
 SORTS = {"newest": ("-date", "-public_id"), "oldest": ("date", "public_id")}
 
 
 class CaseFilter(django_filters.FilterSet):
-    cause = SlugListFilter(vocabulary=Vocabulary.ROOT_CAUSE, label=_("Cause"))
-    component = SlugListFilter(vocabulary=Vocabulary.COMPONENT, label=_("Component"))
-    symptom = SlugListFilter(vocabulary=Vocabulary.SYMPTOM, label=_("Symptom"))
-    contributing = SlugListFilter(
-        vocabulary=Vocabulary.CONTRIBUTING, label=_("Contributing factor")
-    )
-    domain = SlugListFilter(vocabulary=Vocabulary.DOMAIN, label=_("Domain"))
+    # One filter per vocabulary comes first, from their table (see get_filters).
     org = SlugListFilter(field_name="org__slug", label=_("Organisation"))
     severity = SlugListFilter(field_name="severity", label=_("Severity"))
     q = django_filters.CharFilter(method="filter_search", label=_("Search"))
@@ -132,21 +123,29 @@ class CaseFilter(django_filters.FilterSet):
         model = Case
         fields = []
 
-    def __init__(self, data=None, *args, terms=None, **kwargs):
+    @classmethod
+    def get_filters(cls):
+        """A filter for each vocabulary, in their table's order, then those declared above,
+        then the dates (`from` is a Python keyword, so these two are added by name)."""
+        vocabularies = {
+            row.facet: SlugListFilter(vocabulary=row.value, label=row.label) for row in VOCABULARIES
+        }
+        dates = {
+            "from": DateFilter(field_name="date", lookup_expr="gte", label=_("From")),
+            "to": DateFilter(field_name="date", lookup_expr="lte", label=_("To")),
+        }
+        return {**vocabularies, **super().get_filters(), **dates}
+
+    def __init__(self, data=None, *args, terms=public_terms, **kwargs):
         super().__init__(data, *args, **kwargs)
         self._terms = terms
-        # `from` is a Python keyword, so these two are added by name.
-        self.filters["from"] = DateFilter(field_name="date", lookup_expr="gte", label=_("From"))
-        self.filters["to"] = DateFilter(field_name="date", lookup_expr="lte", label=_("To"))
-        for name in ("from", "to"):
-            self.filters[name].model = Case
-            self.filters[name].parent = self
 
     @property
     def terms(self):
-        """Every term, fetched when first needed and shared with the copies `without` makes."""
-        if self._terms is None:
-            self._terms = public_terms()
+        """The public terms, which a facet's slugs name: `terms` as given, or, if that is a
+        function, what it returns when first needed (a list without facets never asks)."""
+        if callable(self._terms):
+            self._terms = self._terms()
         return self._terms
 
     def filter_search(self, queryset, name, value):
@@ -175,7 +174,7 @@ class CaseFilter(django_filters.FilterSet):
         """The same filters minus one facet: a facet's own counts ignore its selection."""
         data = self.data.copy()
         data.pop(name, None)
-        return type(self)(data, queryset=self.queryset, terms=self.terms)
+        return type(self)(data, queryset=self.queryset, terms=lambda: self.terms)
 
     def only(self, names):
         """The same filters, but only those named."""
@@ -183,4 +182,4 @@ class CaseFilter(django_filters.FilterSet):
         for name in names:
             if name in self.data:
                 data.setlist(name, self.data.getlist(name))
-        return type(self)(data, queryset=self.queryset, terms=self.terms)
+        return type(self)(data, queryset=self.queryset, terms=lambda: self.terms)

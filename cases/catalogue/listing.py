@@ -1,17 +1,16 @@
-"""What the public list shows for a query string: shared by the HTML list and its JSON."""
+"""What the HTML list shows of a catalogue query (cases.catalogue.query): cards, charts,
+notices and suggested filters."""
 
 from dataclasses import dataclass, field
 
-from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 
 from cases.catalogue.facets import build_facets
-from cases.catalogue.filters import FACETS, SORTS, CaseFilter
+from cases.catalogue.filters import CaseFilter
+from cases.catalogue.vocabularies import facet_of
 from cases.models import Case, CaseStep, CaseTerm, Term, Vocabulary
-from cases.search.query import query_words, searchable_cases, suggested_filters
-
-PAGE_SIZE = 20
+from cases.search.query import suggested_filters
 
 
 def with_card_data(queryset):
@@ -25,8 +24,8 @@ def with_card_data(queryset):
 
 
 def cards(pks, terms):
-    """The cases of one page, in its order, their terms taken from `terms` (every term,
-    which the list has already).
+    """The cases of one page, in its order, their terms taken from `terms` (every public
+    term, which the list has already).
 
     The page is chosen first by its keys alone: ordering whole rows, with their
     organisations and causes joined, costs twice as much when a search matches most of
@@ -57,125 +56,52 @@ def cards(pks, terms):
 
 @dataclass
 class Listing:
+    """What the HTML list shows of a CatalogueQuery."""
+
     filterset: CaseFilter
-    page: object
+    page: object  # of cards
     facets: list
+    query: str  # the search, as the list shows it
+    sort: str
+    has_filters: bool
     notices: list[str] = field(default_factory=list)
     suggestions: list = field(default_factory=list)
     common_components: list = field(default_factory=list)
     charts: dict = field(default_factory=dict)
 
-    @property
-    def query(self):
-        return self.filterset.query
 
-    @property
-    def sort(self):
-        return self.filterset.sort_order()
-
-    @property
-    def has_filters(self):
-        return any(self.filterset.selected(name) for name in FACETS) or any(
-            self.filterset.data.get(name) for name in ("from", "to")
-        )
-
-
-def filtered_cases(request_data, terms=None):
-    """(filterset, the published cases it selects, why it selects none if it is invalid)."""
-    public = Case.objects.published()
-    filterset = CaseFilter(request_data, queryset=public, terms=terms)
-    if filterset.is_valid():
-        if query_words(filterset.query):  # a search for words, not only punctuation
-            filterset = CaseFilter(request_data, queryset=searchable_cases(), terms=filterset.terms)
-        return filterset, filterset.qs, []
-    notices = []
-    for name, errors in filterset.form.errors.items():
-        label = filterset.filters[name].label if name in filterset.filters else name
-        notices += [_("%(filter)s: %(error)s") % {"filter": label, "error": e} for e in errors]
-    return filterset, public.none(), notices
-
-
-def sort_fields(filterset):
-    sort = filterset.sort_order()
-    if sort == "relevance" and filterset.query:
-        return ("-relevance", "-date", "-public_id")
-    return SORTS.get(sort, SORTS["newest"])
-
-
-def sorted_cases(filterset, cases):
-    return cases.order_by(*sort_fields(filterset))
-
-
-# Far beyond any library's last page, and small enough for PostgreSQL's OFFSET.
-MAX_PAGE_NUMBER = 1_000_000
-
-
-def page_number(value):
-    """The page asked for, if it is a page number at all (Paginator decides the rest)."""
-    if value is None:
-        return 1
-    try:
-        number = int(value)
-    except ValueError:
-        return None
-    return number if 1 <= number <= MAX_PAGE_NUMBER else None
-
-
-def build_listing(request_data, terms=None):
-    public = Case.objects.published()
-    filterset, cases, notices = filtered_cases(request_data, terms)
-    terms = filterset.terms
-
-    cases = sorted_cases(filterset, cases)
-    asked = page_number(request_data.get("page"))
-    facets, within, by_year, page_keys = build_facets(
-        filterset,
-        terms,
-        public,
-        page=(sort_fields(filterset), (asked - 1) * PAGE_SIZE, PAGE_SIZE) if asked else None,
-    )
-    paginator = Paginator(cases.values_list("pk", flat=True), PAGE_SIZE)
-    # The year counts add up to the number of cases: one query less than a COUNT(*).
-    paginator.count = sum(count for _year, count in by_year)
-    page = paginator.get_page(request_data.get("page"))
-    if page_keys is None or page.number != asked:  # no search or dates, or out of range
-        page_keys = list(page.object_list)
-    page.object_list = cards(page_keys, terms)
-
+def build_listing(query):
+    """The HTML list of a CatalogueQuery: its facets, its page of cards, its charts, and
+    what it says about the reader's filters."""
+    counts = query.facet_counts()
+    facets = build_facets(query, counts.facets)
+    page = counts.page
+    page.object_list = cards(page.object_list, query.terms)
+    notices = list(query.notices)
     for facet in facets:
-        unknown = [
-            v.slug
-            for v in facet.values
-            if v.selected and v.obj is None and facet.name != "severity"
+        notices += [
+            _("No case has the %(facet)s “%(value)s”.")
+            % {"facet": facet.label.lower(), "value": slug}
+            for slug in facet.unknown
         ]
-        if facet.name == "severity":
-            unknown = [
-                v.slug for v in facet.values if v.selected and v.slug not in Case.Severity.values
-            ]
-        for slug in unknown:
-            notices.append(
-                _("No case has the %(facet)s “%(value)s”.")
-                % {"facet": facet.label.lower(), "value": slug}
-            )
-
-    listing = Listing(filterset, page, facets, notices)
-    listing.common_components = common_components(facets, within)
-    listing.charts = charts(facets, within, by_year)
-    if filterset.query:
+    listing = Listing(
+        query.filterset, page, facets, query.q, query.sort, query.has_filters, notices
+    )
+    listing.common_components = common_components(facets, counts.within)
+    listing.charts = charts(facets, counts.within, counts.years)
+    if query.q:
         selected = {(f.name, v.slug) for f in facets for v in f.selected}
         orgs = [v.obj for f in facets if f.name == "org" for v in f.values if v.obj]
         listing.suggestions = [
             (facet_name_of(item), item)
-            for item in suggested_filters(filterset.query, terms, orgs)
+            for item in suggested_filters(query.q, query.terms, orgs)
             if (facet_name_of(item), item.slug) not in selected
         ]
     return listing
 
 
 def facet_name_of(item):
-    if not isinstance(item, Term):  # an OrganisationName
-        return "org"
-    return next(name for name, vocabulary in FACETS.items() if vocabulary == item.vocabulary)
+    return facet_of(item.vocabulary) if isinstance(item, Term) else "org"  # an OrganisationName
 
 
 def common_components(facets, within, limit=3):

@@ -19,7 +19,7 @@ class LatestCasesFeed(Feed):
 
     def items(self):
         return (
-            Case.objects.published()
+            Case.objects.public()
             .select_related("org")
             .order_by("-published_at", "-public_id")[:FEED_SIZE]
         )

@@ -5,7 +5,8 @@ sized by their number of cases, and the terms of the other vocabularies they co-
 with; an edge's weight is the number of cases two terms share. For the case tab, the
 nodes are cases and an edge's weight is the number of terms two cases share.
 
-A term tab counts from the facet index (cases.catalogue.facet_index): a pair's shared cases are
+Either reads the filtered cases through a CatalogueQuery (cases.catalogue.query). A term
+tab counts from the facet index (cases.catalogue.facet_index): a pair's shared cases are
 the AND of two terms' sets, a few milliseconds for every pair at 100,000 cases. The case
 tab's counts are GROUP BYs over its sixty cases. Either way the number of queries is fixed
 whatever the number of cases; only the strongest nodes and edges are kept, and the rest
@@ -14,25 +15,43 @@ is counted.
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.db.models import Count, F
 from django.urls import reverse
 from django.utils.translation import get_language
 
-from cases.catalogue.facet_index import current_facet_index
-from cases.catalogue.facets import listed_cases
-from cases.catalogue.filters import FACETS
-from cases.models import CaseTerm, Term, Vocabulary
+from cases.catalogue.facet_index import overlaps
+from cases.catalogue.filters import SORTS
+from cases.catalogue.vocabularies import (
+    BY_FACET,
+    BY_VALUE,
+    CASE_COLOUR,
+    CASE_LABEL,
+    CASE_TAB,
+    VOCABULARIES,
+    facet_of,
+)
+from cases.models import CaseTerm
 
-TERM_TABS = ["cause", "component", "symptom", "contributing"]
-TABS = TERM_TABS + ["case"]
+
+class Tab(NamedTuple):
+    """What the nodes of a graph are: terms of one vocabulary, or cases."""
+
+    name: str  # the `tab` parameter
+    label: str
+    colour: str  # of its nodes, and of its swatch in the legend
+
+
+TABS = [Tab(row.facet, row.label, row.colour) for row in VOCABULARIES if row.graph_tab]
+TABS.append(Tab(CASE_TAB, CASE_LABEL, CASE_COLOUR))
 MAX_TERM_NODES = 40  # of the tab's own vocabulary
 MAX_OTHER_NODES = 24  # terms of the other vocabularies
 MAX_EDGES = 90
 EDGES_PER_TERM = 2
 MAX_CASE_NODES = 60
-# The vocabularies a term tab links to: the four the graph is about.
-GRAPH_VOCABULARIES = [FACETS[tab] for tab in TERM_TABS]
+# The vocabularies a term tab links to: those the graph has tabs of.
+GRAPH_VOCABULARIES = [row.value for row in VOCABULARIES if row.graph_tab]
 
 
 @dataclass
@@ -85,38 +104,33 @@ def filtered_url(query, facet, slug):
     return f"{reverse('cases:list')}?{data.urlencode()}" if data else reverse("cases:list")
 
 
-def term_sets(filterset, cases):
-    """{(vocabulary, term id): the listed cases with that term, as a set of the facet
-    index} for the graph's vocabularies, leaving out terms no listed case has."""
-    index = current_facet_index(cases.db)
-    listed = listed_cases(filterset, index)
-    sets = {}
-    for term in filterset.terms:
-        if term.vocabulary not in GRAPH_VOCABULARIES:
-            continue
-        kind = "cause" if term.vocabulary == Vocabulary.ROOT_CAUSE else "term"
-        if found := index.sets[kind].get(term.pk, 0) & listed:
+def term_sets(query):
+    """({(vocabulary, term id): the listed cases with that term, a CaseSet of the facet
+    index}, {term id: term}) for the graph's vocabularies, leaving out terms no listed
+    case has."""
+    index, listed = query.index, query.listed()
+    sets, terms = {}, {}
+    for term in query.terms:
+        if term.vocabulary in GRAPH_VOCABULARIES and (
+            found := index.cases_with_term(term) & listed
+        ):
             sets[(term.vocabulary, term.pk)] = found
-    return sets
+            terms[term.pk] = term
+    return sets, terms
 
 
 def co_occurrences(sets, vocabulary):
     """{((vocabulary, term), (vocabulary, term)): shared cases} between the tab's terms
     and every other graph vocabulary's terms."""
-    own = [(key, cases) for key, cases in sets.items() if key[0] == vocabulary]
-    others = [(key, cases) for key, cases in sets.items() if key[0] != vocabulary]
-    pairs = {}
-    for a, a_cases in own:
-        for b, b_cases in others:
-            if shared := (a_cases & b_cases).bit_count():
-                pairs[(a, b)] = shared
-    return pairs
+    own = {key: cases for key, cases in sets.items() if key[0] == vocabulary}
+    others = {key: cases for key, cases in sets.items() if key[0] != vocabulary}
+    return overlaps(own, others)
 
 
-def term_graph(tab, filterset, cases, query):
-    vocabulary = FACETS[tab]
-    sets = term_sets(filterset, cases)
-    counts = {key: found.bit_count() for key, found in sets.items()}
+def term_graph(tab, query):
+    vocabulary = BY_FACET[tab].value
+    sets, terms = term_sets(query)
+    counts = {key: len(found) for key, found in sets.items()}
     pairs = co_occurrences(sets, vocabulary)
 
     own = sorted(
@@ -147,15 +161,14 @@ def term_graph(tab, filterset, cases, query):
     other_terms = {b for (_a, b) in pairs}
 
     keys = kept_own | {edge[1] for edge in kept_edges}
-    terms = Term.objects.in_bulk([key[1] for key in keys])
-    facet_of = {vocabulary: name for name, vocabulary in FACETS.items() if vocabulary}
     nodes = [
         {
             "id": term_node_id(*key),
-            "kind": facet_of[key[0]],
+            "kind": facet_of(key[0]),
             "label": terms[key[1]].label,
             "count": counts.get(key, 0),
-            "url": filtered_url(query, facet_of[key[0]], terms[key[1]].slug),
+            "url": filtered_url(query.data, facet_of(key[0]), terms[key[1]].slug),
+            "colour": BY_VALUE[key[0]].colour,
         }
         for key in sorted(keys, key=lambda key: (key[0] != vocabulary, -counts.get(key, 0), key[1]))
         if key[1] in terms
@@ -172,14 +185,15 @@ def term_graph(tab, filterset, cases, query):
     )
 
 
-def case_graph(cases, query):
+def case_graph(query):
     """The most recent filtered cases, joined by the terms they share."""
-    total = cases.count()
-    chosen = list(
-        cases.order_by("-date", "-public_id").values("pk", "public_id", "title_en", "title_ko")[
-            :MAX_CASE_NODES
-        ]
+    newest = query.page(
+        1,
+        size=MAX_CASE_NODES,
+        fields=("pk", "public_id", "title_en", "title_ko"),
+        ordering=SORTS["newest"],
     )
+    total, chosen = newest.paginator.count, newest.object_list
     ids = [row["pk"] for row in chosen]
     shared = (
         CaseTerm.objects.filter(
@@ -207,6 +221,7 @@ def case_graph(cases, query):
             or row["title_ko"],
             "count": counts.get(row["pk"], 0),
             "url": reverse("cases:detail", args=[row["public_id"]]),
+            "colour": CASE_COLOUR,
         }
         for row in chosen
     ]
@@ -223,11 +238,13 @@ def case_graph(cases, query):
     )
 
 
-def build_graph(tab, filterset, cases, query):
+def build_graph(tab, query):
+    """The graph of one tab of a CatalogueQuery's cases."""
     if tab == "case":
-        return case_graph(cases, query)
-    return term_graph(tab, filterset, cases, query)
+        return case_graph(query)
+    return term_graph(tab, query)
 
 
 def graph_tab(value):
-    return value if value in TABS else "cause"
+    """The tab asked for, if there is one of that name, else the first."""
+    return value if value in {tab.name for tab in TABS} else TABS[0].name

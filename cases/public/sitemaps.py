@@ -13,7 +13,7 @@ class CaseSitemap(Sitemap):
 
     def items(self):
         return (
-            Case.objects.published()
+            Case.objects.public()
             .order_by("public_id")
             .only("public_id", "updated_at", "published_at")
         )

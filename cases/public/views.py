@@ -1,39 +1,24 @@
 from django.contrib.auth.views import redirect_to_login
-from django.core.paginator import Paginator
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Q
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
-from django.utils.translation import get_language_from_request, gettext_lazy
+from django.utils.translation import get_language_from_request
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from cases.caching import cache_public_page
-from cases.catalogue.filters import FACETS, public_terms
-from cases.catalogue.listing import (
-    PAGE_SIZE,
-    build_listing,
-    filtered_cases,
-    sorted_cases,
-    with_card_data,
-)
+from cases.catalogue.listing import build_listing, with_card_data
+from cases.catalogue.query import CatalogueQuery
 from cases.exchange.serialize import case_to_exchange
-from cases.models import SLUG_RE, Case, CaseRelation, CaseTerm, TermRedirect
-from cases.public.graph import build_graph, graph_tab
-from cases.search.planner import uses_search_index
+from cases.models import Case, CaseQuerySet, CaseRelation, CaseTerm
+from cases.public.graph import TABS, build_graph, graph_tab
 
 SIMILAR_CASES = 5
 SIMILAR_CANDIDATES = 2000  # most recent cases per term considered for similar cases
-GRAPH_TABS = [
-    ("cause", gettext_lazy("Cause")),
-    ("component", gettext_lazy("Component")),
-    ("symptom", gettext_lazy("Symptom")),
-    ("contributing", gettext_lazy("Contributing factor")),
-    ("case", gettext_lazy("Cases")),
-]
 
 
 @require_safe
@@ -46,70 +31,37 @@ def root(request):
 
 @require_safe
 @cache_public_page
-@uses_search_index
 def case_list(request):
-    terms = public_terms()
-    if redirected := merged_term_redirect(request, terms):
-        return redirected
-    listing = build_listing(request.GET, terms)
+    query = CatalogueQuery(request.GET)
+    if (survivors := query.survivors()) is not None:  # a link to a merged term
+        return HttpResponsePermanentRedirect(f"{request.path}?{survivors.urlencode()}")
+    listing = build_listing(query)
     return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
-
-
-def merged_term_redirect(request, terms):
-    """A link to a term that was merged into another leads to the survivor (301)."""
-    wanted = {
-        (vocabulary, value)
-        for name, vocabulary in FACETS.items()
-        if vocabulary
-        for value in request.GET.getlist(name)
-    }
-    # Only values that are no term's slug can be old slugs: most requests ask nothing more.
-    wanted -= {(term.vocabulary, term.slug) for term in terms}
-    # Only slugs can be old slugs (and only they may reach the database: no NUL bytes).
-    wanted = {(vocabulary, value) for vocabulary, value in wanted if SLUG_RE.match(value)}
-    if not wanted:
-        return None
-    redirects = {
-        (r.vocabulary, r.old_slug): r.term.slug
-        for r in TermRedirect.objects.filter(old_slug__in=[v for _, v in wanted]).select_related(
-            "term"
-        )
-    }
-    if not any(key in redirects for key in wanted):
-        return None
-    query = request.GET.copy()
-    for name, vocabulary in FACETS.items():
-        if vocabulary:
-            values = [redirects.get((vocabulary, v), v) for v in query.getlist(name)]
-            query.setlist(name, list(dict.fromkeys(values)))
-    return HttpResponsePermanentRedirect(f"{request.path}?{query.urlencode()}")
 
 
 @require_safe
 @cache_public_page
-@uses_search_index
 def case_list_json(request):
     """The filtered list in the exchange format, a page at a time (no facets: lighter)."""
-    filterset, cases, notices = filtered_cases(request.GET)
-    paginator = Paginator(sorted_cases(filterset, cases).only("pk"), PAGE_SIZE)
-    page = paginator.get_page(request.GET.get("page"))
+    query = CatalogueQuery(request.GET)
+    page = query.page()
     base = request.build_absolute_uri(request.path)
 
     def page_url(number):
-        query = request.GET.copy()
-        query["page"] = number
-        return f"{base}?{query.urlencode()}"
+        data = request.GET.copy()
+        data["page"] = number
+        return f"{base}?{data.urlencode()}"
 
-    ids = [case.pk for case in page.object_list]
+    ids = page.object_list
     by_pk = {case.pk: case for case in Case.objects.for_exchange().filter(pk__in=ids)}
     return JsonResponse(
         {
-            "count": paginator.count,
+            "count": page.paginator.count,
             "page": page.number,
-            "pages": paginator.num_pages,
+            "pages": page.paginator.num_pages,
             "next": page_url(page.next_page_number()) if page.has_next() else None,
             "previous": page_url(page.previous_page_number()) if page.has_previous() else None,
-            "notices": [str(notice) for notice in notices],
+            "notices": [str(notice) for notice in query.notices],
             "results": [case_to_exchange(by_pk[pk]) for pk in ids],
         },
         json_dumps_params={"ensure_ascii": False},
@@ -117,9 +69,9 @@ def case_list_json(request):
 
 
 def public_case(public_id, queryset):
-    """A published case; 404 for unknown or unpublished ids, 410 for withdrawn ones."""
-    case = queryset.filter(public_id=public_id).first()
-    if case is None or case.status not in (Case.Status.PUBLISHED, Case.Status.WITHDRAWN):
+    """A public case, or a withdrawn one (its page answers 410); 404 for any other id."""
+    case = queryset.public_or_withdrawn().filter(public_id=public_id).first()
+    if case is None:
         raise Http404(f"No published case {public_id}")
     return case
 
@@ -134,18 +86,20 @@ def detail_queryset():
 
 
 def related_cases(case, root):
-    """The published cases related to this one: its own links in their order, then the
+    """The public cases related to this one: its own links in their order, then the
     cases that link to it. Both directions in one query."""
     sides = ("from_case", "to_case")
+    public = CaseQuerySet.is_public
     relations = (
-        CaseRelation.objects.filter(Q(from_case=case) | Q(to_case=root))
+        CaseRelation.objects.filter(
+            (Q(from_case=case) & public("to_case")) | (Q(to_case=root) & public("from_case"))
+        )
         .select_related(*sides)
         .only("position", *sides, *(f"{s}__{f}" for s in sides for f in LINKED_CASE_FIELDS))
     )
     related = [r.to_case for r in relations if r.from_case_id == case.pk]
     related += [r.from_case for r in relations if r.to_case_id == root.pk]
-    related = list(dict.fromkeys(related))  # a case linked both ways shows once
-    return [other for other in related if other.status == Case.Status.PUBLISHED]
+    return list(dict.fromkeys(related))  # a case linked both ways shows once
 
 
 def recurrence_links(case, root):
@@ -154,7 +108,7 @@ def recurrence_links(case, root):
     links = Q(recurrence_of=root)
     if case.recurrence_of_id:
         links |= Q(pk=case.recurrence_of_id)
-    linked = list(Case.objects.published().filter(links).only(*LINKED_CASE_FIELDS, "recurrence_of"))
+    linked = list(Case.objects.public().filter(links).only(*LINKED_CASE_FIELDS, "recurrence_of"))
     recurrence_of = next((c for c in linked if c.pk == case.recurrence_of_id), None)
     return recurrence_of, [c for c in linked if c.recurrence_of_id == root.pk]
 
@@ -243,7 +197,7 @@ def similar_cases(case, limit=SIMILAR_CASES):
         cursor.execute(query, params)
         shared = dict(cursor.fetchall())
     cases = (
-        Case.objects.published()
+        Case.objects.public()
         .filter(pk__in=shared)
         .select_related("org")
         .only(*LINKED_CASE_FIELDS, "org__name")
@@ -262,20 +216,19 @@ def case_detail_json(request, public_id):
 
 @require_safe
 @cache_public_page
-@uses_search_index
 def graph(request):
     tab = graph_tab(request.GET.get("tab"))
-    filterset, cases, notices = filtered_cases(request.GET)
-    data = build_graph(tab, filterset, cases, request.GET)
-    query = request.GET.copy()
-    query.pop("tab", None)
+    query = CatalogueQuery(request.GET)
+    data = build_graph(tab, query)
+    filters = request.GET.copy()
+    filters.pop("tab", None)
     context = {
         "graph": data,
         "tab": tab,
-        "tabs": GRAPH_TABS,
-        "notices": notices,
+        "tabs": TABS,
+        "notices": query.notices,
         "links": data.strongest_links(),
-        "filters_query": query.urlencode(),
+        "filters_query": filters.urlencode(),
         "json_url": f"{reverse('cases:graph-json')}?{request.GET.urlencode()}",
     }
     return render(request, "cases/graph.html", context)
@@ -283,10 +236,9 @@ def graph(request):
 
 @require_safe
 @cache_public_page
-@uses_search_index
 def graph_json(request):
     tab = graph_tab(request.GET.get("tab"))
-    filterset, cases, notices = filtered_cases(request.GET)
-    data = build_graph(tab, filterset, cases, request.GET).as_json()
-    data["notices"] = [str(notice) for notice in notices]
+    query = CatalogueQuery(request.GET)
+    data = build_graph(tab, query).as_json()
+    data["notices"] = [str(notice) for notice in query.notices]
     return JsonResponse(data, json_dumps_params={"ensure_ascii": False})

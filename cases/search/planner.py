@@ -3,9 +3,9 @@
 Imports no models, so that the models' own QuerySet methods can use these expressions.
 """
 
-import functools
+from contextlib import contextmanager
 
-from django.db import DatabaseError, connections, router
+from django.db import DatabaseError
 from django.db.models import BooleanField, Expression, Func, TextField
 
 
@@ -31,41 +31,36 @@ class SearchVectorMatches(Expression):
         )
 
 
-def uses_search_index(view):
+@contextmanager
+def planned_by_the_search_index(connection):
     """Searches read the GIN index on PostgreSQL, however many cases match.
 
     PostgreSQL prices a scan of every case as cheap when most of them match, because it
     does not count reading each case's vector back from TOAST, where it lies among the
     long texts. At 100,000 cases that scan takes 650-700 ms; the index, even for a
-    one-letter prefix that matches every case, 130-180 ms. So a request with a search
-    turns sequential scans off for its connection, and back on when it is done.
+    one-letter prefix that matches every case, 130-180 ms. So the queries that run a
+    search (cases.catalogue.query.CatalogueQuery, around its own) turn sequential scans
+    off for their connection, and back on when they are done.
 
     It turns JIT compilation off too. A table that can only be scanned (the organisations,
     read whole) is then priced at PostgreSQL's "disabled" cost, ten billion, far past the
     cost at which it compiles a query: reading 400 organisations took 13-100 ms of
     compiling instead of 0.1 ms.
     """
-
-    @functools.wraps(view)
-    def wrapper(request, *args, **kwargs):
-        from cases.models import Case
-
-        database = connections[router.db_for_read(Case)]
-        if not request.GET.get("q") or database.vendor != "postgresql":
-            return view(request, *args, **kwargs)
-        with database.cursor() as cursor:
-            cursor.execute("SET enable_seqscan = off; SET jit = off")
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off; SET jit = off")
+    try:
+        yield
+    finally:
         try:
-            return view(request, *args, **kwargs)
-        finally:
-            try:
-                with database.cursor() as cursor:
-                    cursor.execute("RESET enable_seqscan; RESET jit")
-            except DatabaseError:
-                # Persistent connections serve the next request: never with this setting.
-                database.close()
-
-    return wrapper
+            with connection.cursor() as cursor:
+                cursor.execute("RESET enable_seqscan; RESET jit")
+        except DatabaseError:
+            # Persistent connections serve the next request: never with this setting.
+            connection.close()
 
 
 class TitleWords(Expression):

@@ -3,16 +3,15 @@ terms and organisations it names, offered as filters."""
 
 import re
 
-from django.db import connection
+from django.db import connections
 from django.db.models import Case as Conditional
-from django.db.models import IntegerField, Q, TextField, Value, When
+from django.db.models import IntegerField, TextField, Value, When
 from django.db.models.functions import Concat, Lower
 from django.db.models.lookups import Contains
 
-from cases.models import Case
 from cases.rules import LANGUAGES
 
-from .planner import IsTrue, SearchVectorMatches, TitleWords
+from .planner import SearchVectorMatches, TitleWords
 from .text import words_of
 
 MAX_QUERY_LENGTH = 200
@@ -20,16 +19,7 @@ MAX_WORDS = 8
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def searchable_cases():
-    """The public cases, for a search to narrow: asked for by a test that no index serves,
-    so that PostgreSQL finds a search's cases by the search index. Once it has statistics
-    of the vectors and knows that a search matches nearly every case, it would otherwise
-    read every public case by the status index and test each one's vector, read back from
-    TOAST: at 10,000 cases 44 ms against 12 for the search's query."""
-    return Case.objects.filter(IsTrue(Q(status=Case.Status.PUBLISHED)))
-
-
-def title_words():
+def title_words(connection):
     """Both titles in lower case: stored on PostgreSQL, where every match of a broad
     search is ranked by them (lowering them there cost more than the rest of the
     ranking); lowered as it goes elsewhere."""
@@ -49,10 +39,12 @@ def query_words(query):
 
 
 def search(queryset, query):
-    """Cases matching every word of the query, with a `relevance` annotation."""
+    """Cases matching every word of the query, with a `relevance` annotation, written for
+    the database the queryset reads."""
     words = query_words(query)
     if not words:  # only punctuation or symbols: nothing to look for, nothing to rank
         return queryset.annotate(relevance=Value(0))
+    connection = connections[queryset.db]
     if connection.vendor == "postgresql":
         # Words are letters and digits only, so they need no escaping as tsquery operands.
         tsquery = " & ".join(f"'{word}':*" for word in words)
@@ -66,7 +58,7 @@ def search(queryset, query):
     # Relevance: how many of the words the titles hold (either language). Titles only:
     # they are short and stored in the row, where summaries are compressed apart from it,
     # and a search matching most of 100,000 cases ranks every one of them.
-    titles = title_words()
+    titles = title_words(connection)
     score = Value(0)
     for word in words:
         score = score + Conditional(

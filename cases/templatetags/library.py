@@ -10,11 +10,11 @@ from django.utils.http import urlencode
 from django.utils.translation import get_language, override
 from django.utils.translation import gettext as _
 
-from cases.catalogue.filters import FACETS
-from cases.models import Organisation, Vocabulary
+from cases.catalogue.filters import FACETS, NARROWING
+from cases.catalogue.vocabularies import facet_of
+from cases.models import Organisation
 
 register = template.Library()
-FACET_OF_VOCABULARY = {vocabulary: name for name, vocabulary in FACETS.items() if vocabulary}
 
 
 def current_query(request):
@@ -53,7 +53,7 @@ def remove_url(context, name, value=None):
 def clear_url(context):
     request = context["request"]
     query = current_query(request)
-    for name in list(FACETS) + ["from", "to", "q"]:
+    for name in (*FACETS, *NARROWING):
         query.pop(name, None)
     return with_query(request, query)
 
@@ -75,10 +75,7 @@ def alternate_links(context):
 @register.simple_tag
 def filter_url(item):
     """The list filtered on a term or an organisation."""
-    if isinstance(item, Organisation):
-        name = "org"
-    else:
-        name = FACET_OF_VOCABULARY[Vocabulary(item.vocabulary)]
+    name = "org" if isinstance(item, Organisation) else facet_of(item.vocabulary)
     return f"{list_url(get_language())}?{urlencode({name: item.slug})}"
 
 

@@ -5,11 +5,6 @@
   var canvas = document.getElementById("graph-canvas");
   if (!canvas || !window.cytoscape || !window.fetch) return;
 
-  var COLOURS = {
-    cause: "#b42318", component: "#0b5cad", symptom: "#7a4cc2",
-    contributing: "#b45309", domain: "#4b5563", case: "#166534"
-  };
-
   function scale(value, max, low, high) {
     return low + (high - low) * (max ? value / max : 0);
   }
@@ -22,7 +17,7 @@
       var elements = data.nodes.map(function (node) {
         return { data: {
           id: node.id, label: node.label + " (" + node.count + ")", url: node.url,
-          colour: COLOURS[node.kind] || "#333", size: scale(node.count, maxCount, 16, 60),
+          colour: node.colour || "#333", size: scale(node.count, maxCount, 16, 60),
           own: node.kind === data.tab ? 1 : 0
         } };
       }).concat(data.edges.map(function (edge) {

@@ -36,7 +36,7 @@ def test_generated_cases_look_like_real_ones():
 @pytest.mark.django_db
 def test_generate_cases_fills_the_database_and_is_deterministic(tmp_path):
     call_command("generate_cases", "--count", "30", "--seed", "5", stdout=io.StringIO())
-    assert Case.objects.published().count() == 30
+    assert Case.objects.public().count() == 30
     assert Organisation.objects.count() >= 10
     assert CaseTerm.objects.count() >= 60
     # Every generated term has both labels.

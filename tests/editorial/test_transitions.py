@@ -57,7 +57,7 @@ def test_the_whole_path_from_draft_to_published(draft, editor, reviewer):
         ("changes_requested", "in_review", "eddie", ""),
         ("in_review", "published", "rita", ""),
     ]
-    assert list(Case.objects.published()) == [published]
+    assert list(Case.objects.public()) == [published]
 
 
 def test_withdraw_and_reopen(draft, editor, reviewer):
@@ -144,7 +144,7 @@ def test_pending_revision_keeps_the_public_case_until_approved(editor, reviewer)
     workflow.case_submit(case=copy, user=editor)
     live.refresh_from_db()
     assert live.title_en == "Old title" and live.status == Status.PUBLISHED
-    assert list(Case.objects.published()) == [live]
+    assert list(Case.objects.public()) == [live]
 
     result = workflow.case_approve(case=copy, user=reviewer)
     assert result.pk == live.pk

@@ -1,7 +1,6 @@
 import pytest
 from django.utils import translation
 
-from cases.models import Case
 from tests.factories import CaseFactory, CaseStepFactory, TermFactory
 
 pytestmark = pytest.mark.django_db
@@ -24,13 +23,6 @@ def test_english_page_shows_english_even_when_korean_exists():
         assert case.title == "Disk full"
     with translation.override("ko"):
         assert case.title == "디스크 가득 참"
-
-
-def test_published_queryset_is_what_the_public_may_see():
-    published = CaseFactory(status=Case.Status.PUBLISHED)
-    for status in ("draft", "in_review", "changes_requested", "withdrawn"):
-        CaseFactory(status=status, published_at=None)
-    assert list(Case.objects.published()) == [published]
 
 
 def test_aliases_are_one_a_line():
