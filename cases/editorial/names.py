@@ -21,8 +21,6 @@ from cases.search.text import refresh_search_text
 
 from .rights import WorkflowError, is_reviewer
 
-Status = Case.Status
-
 
 def cases_named_by(obj):
     """The cases (every status) whose pages show this organisation or term."""
@@ -32,7 +30,8 @@ def cases_named_by(obj):
 
 
 def is_public_name(obj):
-    return obj.pk is not None and cases_named_by(obj).filter(status=Status.PUBLISHED).exists()
+    """Whether the public sees the organisation or term (models: Term.objects.public())."""
+    return obj.pk is not None and type(obj).objects.public().filter(pk=obj.pk).exists()
 
 
 def may_change_name(user, obj):
