@@ -8,6 +8,7 @@ it; problems are worded in the active language (the editor's in the admin).
 """
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from cases import rules
 from cases.models import Case
@@ -44,6 +45,29 @@ SEVERITIES = tuple(Case.Severity.values)
 DATE_KINDS = tuple(Case.DateKind.values)
 # A title's length is title_problem's to say, in the words imports have always used.
 TEXT_LIMITS = {"title": None}
+
+# (what a value that is no list is told, what a list too long is told): translated only
+# when said, for a list is checked in every case and most cases are right.
+SLUGS = (
+    gettext_lazy("must be a list of slugs, got %(type)s"),
+    gettext_lazy("at most %(max)s terms, not %(count)s"),
+)
+CASE_IDS = (
+    gettext_lazy("must be a list of case ids, got %(type)s"),
+    gettext_lazy("at most %(max)s cases, not %(count)s"),
+)
+TEXTS = (
+    gettext_lazy("must be a list of texts, got %(type)s"),
+    gettext_lazy("at most %(max)s steps, not %(count)s"),
+)
+SOURCES = (
+    gettext_lazy("must be a list of sources, got %(type)s"),
+    gettext_lazy("at most %(max)s sources, not %(count)s"),
+)
+LINKS = (
+    gettext_lazy("must be a list of links, got %(type)s"),
+    gettext_lazy("at most %(max)s links, not %(count)s"),
+)
 
 
 def title_problem(english, korean):
@@ -166,10 +190,10 @@ class CaseValidator(FieldChecks):
         if value is None:
             return []
         if not isinstance(value, list):
-            self.problem(path, wrong_type % {"type": json_type(value)})
+            self.problem(path, str(wrong_type) % {"type": json_type(value)})
             return []
         if len(value) > limit:
-            self.problem(path, too_many % {"max": number(limit), "count": number(len(value))})
+            self.problem(path, str(too_many) % {"max": number(limit), "count": number(len(value))})
             return []
         return value
 
@@ -187,8 +211,7 @@ class CaseValidator(FieldChecks):
         items = self.list_of(
             path,
             value,
-            _("must be a list of slugs, got %(type)s"),
-            _("at most %(max)s terms, not %(count)s"),
+            *SLUGS,
             rules.MAX_TERMS,
         )
         for index, item in enumerate(items):
@@ -217,8 +240,7 @@ class CaseValidator(FieldChecks):
         items = self.list_of(
             path,
             value,
-            _("must be a list of case ids, got %(type)s"),
-            _("at most %(max)s cases, not %(count)s"),
+            *CASE_IDS,
             rules.MAX_RELATED,
         )
         for index, item in enumerate(items):
@@ -246,8 +268,7 @@ class CaseValidator(FieldChecks):
         items = self.list_of(
             path,
             value,
-            _("must be a list of texts, got %(type)s"),
-            _("at most %(max)s steps, not %(count)s"),
+            *TEXTS,
             rules.MAX_STEPS,
         )
         for index, item in enumerate(items):
@@ -267,8 +288,7 @@ class CaseValidator(FieldChecks):
         items = self.list_of(
             "sources",
             value,
-            _("must be a list of sources, got %(type)s"),
-            _("at most %(max)s sources, not %(count)s"),
+            *SOURCES,
             rules.MAX_SOURCES,
         )
         for index, item in enumerate(items):
@@ -293,8 +313,7 @@ class CaseValidator(FieldChecks):
         items = self.list_of(
             path,
             value,
-            _("must be a list of links, got %(type)s"),
-            _("at most %(max)s links, not %(count)s"),
+            *LINKS,
             rules.MAX_DOCS,
         )
         for index, item in enumerate(items):
