@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from cases.caching import public_content_changed
 from cases.exchange.taxonomy import TaxonomyError
 from cases.models import Case, CaseTerm, Organisation, Term, TermRedirect
+from cases.rules import LANGUAGES
 from cases.search.text import refresh_search_text
 
 from .rights import WorkflowError, is_reviewer
@@ -87,7 +88,7 @@ def term_merge(*, survivor, others):
             seen.add(link.case_id)
     Case.objects.filter(root_cause__in=other_ids).update(root_cause=survivor)
 
-    for language in ("en", "ko"):
+    for language in LANGUAGES:
         aliases = survivor.alias_list(language)
         for term in others:
             for name in [getattr(term, f"label_{language}") or ""] + term.alias_list(language):

@@ -33,6 +33,7 @@ from cases.catalogue.vocabularies import (
     facet_of,
 )
 from cases.models import CaseTerm
+from cases.rules import LANGUAGES
 
 
 class Tab(NamedTuple):
@@ -216,7 +217,7 @@ def case_graph(query):
         {
             "id": f"case:{row['public_id']}",
             "kind": "case",
-            "label": (row[f"title_{language}"] if language in ("en", "ko") else "")
+            "label": (row[f"title_{language}"] if language in LANGUAGES else "")
             or row["title_en"]
             or row["title_ko"],
             "count": counts.get(row["pk"], 0),

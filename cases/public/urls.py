@@ -1,10 +1,11 @@
 from django.urls import path, register_converter
 
 from cases.public import feeds, views
+from cases.rules import CASE_ID_PATTERN
 
 
 class CaseIdConverter:
-    regex = r"IL-[0-9]{4,}"
+    regex = CASE_ID_PATTERN  # the rules' id: a URL takes exactly what an id may be
 
     def to_python(self, value):
         return value

@@ -41,8 +41,9 @@ def database_from_env(default_sqlite_path):
         url = f"sqlite:///{default_sqlite_path}"
     config = dj_database_url.parse(url, conn_max_age=600, conn_health_checks=True)
     if config["ENGINE"] == "django.db.backends.postgresql":
-        # A search keeps its matches once (a materialized CTE) and sorts them for its page;
-        # a broad one at 100,000 cases holds more than PostgreSQL's default 4 MB.
+        # Set when facet counts were joined in SQL, which they no longer are (they come from
+        # the facet index in memory); searches sort and keep their matches in it, but
+        # whether they still need more than PostgreSQL's 4 MB has not been measured since.
         work_mem = os.environ.get("DATABASE_WORK_MEM", "64MB")
         config.setdefault("OPTIONS", {})["options"] = f"-c work_mem={work_mem}"
     elif config["ENGINE"] == "django.db.backends.sqlite3":
@@ -142,7 +143,7 @@ USE_TZ = True
 
 # Every translated field falls back to English when its Korean text is empty.
 MODELTRANSLATION_DEFAULT_LANGUAGE = "en"
-MODELTRANSLATION_LANGUAGES = ("en", "ko")
+MODELTRANSLATION_LANGUAGES = tuple(code for code, _name in LANGUAGES)
 MODELTRANSLATION_FALLBACK_LANGUAGES = {"default": ("en",)}
 
 STATIC_URL = "static/"
