@@ -104,3 +104,12 @@ def manage(*args):
         text=True,
         timeout=PATIENCE,
     )
+
+
+def export_and_dry_run(tmp_path):
+    """Export the whole library and import it again, dry: what the import says."""
+    path = tmp_path / "library.jsonl"
+    call_command("export_cases", "--output", str(path), stderr=io.StringIO())
+    out = io.StringIO()
+    call_command("import_cases", str(path), "--dry-run", stdout=out, stderr=io.StringIO())
+    return out.getvalue()

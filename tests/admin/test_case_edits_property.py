@@ -2,11 +2,9 @@
 saves, never with an error page, and after every save the whole library still exports and
 imports again. (Hypothesis draws the edits: good values, bad values and any text.)"""
 
-import io
 import itertools
 
 import pytest
-from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +13,7 @@ from hypothesis import strategies as st
 from cases.models import Case, Vocabulary
 from tests.admin_forms import add_inline_row, change_form_data
 from tests.factories import CaseFactory, CaseStepFactory, SourceFactory, TermFactory, UserFactory
+from tests.library import export_and_dry_run
 
 pytestmark = pytest.mark.django_db
 
@@ -94,14 +93,6 @@ def apply(data, edit, case, desk):
         data["recurrence_of"] = str(pk_of[edit[1]])
     else:
         data[kind] = edit[1]
-
-
-def export_and_dry_run(tmp_path):
-    path = tmp_path / "library.jsonl"
-    call_command("export_cases", "--output", str(path), stderr=io.StringIO())
-    out = io.StringIO()
-    call_command("import_cases", str(path), "--dry-run", stdout=out, stderr=io.StringIO())
-    return out.getvalue()
 
 
 @settings(

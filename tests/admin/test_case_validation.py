@@ -3,11 +3,9 @@ the field they name; and whatever the admin saves, the whole library still expor
 imports again."""
 
 import datetime
-import io
 import json
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
@@ -23,7 +21,7 @@ from tests.factories import (
     TermFactory,
     UserFactory,
 )
-from tests.library import database_fingerprint
+from tests.library import database_fingerprint, export_and_dry_run
 
 pytestmark = pytest.mark.django_db
 Status = Case.Status
@@ -240,14 +238,6 @@ def test_problems_are_named_in_the_editors_language(client, draft):
 
 
 # --- whatever the admin saves, the library re-imports ---------------------------------
-
-
-def export_and_dry_run(tmp_path):
-    path = tmp_path / "library.jsonl"
-    call_command("export_cases", "--output", str(path), stderr=io.StringIO())
-    out = io.StringIO()
-    call_command("import_cases", str(path), "--dry-run", stdout=out, stderr=io.StringIO())
-    return out.getvalue()
 
 
 def test_a_case_saved_submitted_and_approved_in_the_admin_reimports(client, draft, tmp_path):
