@@ -18,6 +18,7 @@ from cases.editorial.transitions import imported_state, record_import
 from cases.models import Case
 
 from .locking import exclusive_import
+from .reading import ProblemList
 from .serialize import case_to_exchange, fingerprint
 from .validation import validate_case
 from .words import spooled_words
@@ -85,11 +86,14 @@ def mark_rows_visible():
 
 
 class ImportFailed(Exception):
-    """The input is invalid; `problems` says every way it is."""
+    """The input is invalid; `problems` says every way it is (the first thousand of them,
+    and how many more there are); `count` is how many there are."""
 
     def __init__(self, problems):
-        super().__init__(f"{len(problems)} problem(s)")
-        self.problems = problems
+        said = problems.said() if isinstance(problems, ProblemList) else list(problems)
+        self.count = problems.count if isinstance(problems, ProblemList) else len(problems)
+        super().__init__(f"{self.count} problem(s)")
+        self.problems = said
 
 
 class _DryRunRollback(Exception):
@@ -169,7 +173,7 @@ class CaseImporter:
         """
         # Named, so that the process finding words reads it too (closing it removes it).
         self.spool = tempfile.NamedTemporaryFile(prefix="import-")  # noqa: SIM115 (closed after pass two, or on failure)
-        problems = []
+        problems = ProblemList()
         first_seen = {}  # case id -> where it was first seen
         org_names = {}  # org slug -> (name, where)
         references = {}  # referenced case id -> where it was first referenced

@@ -30,6 +30,41 @@ TOO_LARGE = f"a case may be at most {MAX_CASE_SIZE_LABEL} of JSON"
 TOO_DEEP = "nested deeper than the case format allows (a case, a list, an object, a text)"
 
 
+class ProblemList(list):
+    """Problems, of which the first LISTED are kept and the rest only counted: a file of a
+    million bad lines is refused with a thousand lines said, not a million held."""
+
+    LISTED = 1000
+
+    def __init__(self):
+        super().__init__()
+        self.unlisted = 0
+
+    def append(self, problem):
+        if len(self) < self.LISTED:
+            super().append(problem)
+        else:
+            self.unlisted += 1
+
+    def extend(self, problems):
+        for problem in problems:
+            self.append(problem)
+        self.unlisted += getattr(problems, "unlisted", 0)
+
+    def clear(self):
+        super().clear()
+        self.unlisted = 0
+
+    @property
+    def count(self):
+        return len(self) + self.unlisted
+
+    def said(self):
+        """The problems as an import says them, with how many more there were."""
+        more = [f"... and {self.unlisted:,} more problem(s), not listed"] if self.unlisted else []
+        return list(self) + more
+
+
 @dataclass(frozen=True)
 class Record:
     label: str  # the file, as the person named it
@@ -147,7 +182,7 @@ class Input:
     path: Path
     json_lines: bool | None  # None: decide from the content (standard input)
     temporary: bool = False
-    problems: list[str] = field(default_factory=list)
+    problems: ProblemList = field(default_factory=ProblemList)
 
     def records(self):
         """Decoded case objects; problems with the file itself go to self.problems."""

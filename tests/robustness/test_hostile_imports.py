@@ -238,3 +238,16 @@ def test_an_array_file_is_read_a_case_at_a_time(tmp_path):
         tracemalloc.stop()
     assert count == 2_000 and not source.problems
     assert peak < 8 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB for a 20 MB file"
+
+
+def test_a_file_of_endless_problems_lists_a_thousand_and_counts_the_rest(tmp_path):
+    path = tmp_path / "broken.jsonl"
+    path.write_text("not json\n" * 3_000 + '{"id": "IL-1"}\n' * 2_000, encoding="utf-8")
+    stderr = io.StringIO()
+    # 3,000 lines that are no JSON, and 2,000 cases with four problems each.
+    with pytest.raises(CommandError, match=r"^Nothing was imported: 11000 problem\(s\) found"):
+        call_command("import_cases", str(path), stdout=io.StringIO(), stderr=stderr)
+    lines = stderr.getvalue().splitlines()
+    assert len(lines) == 1_001
+    assert lines[0].startswith(f"{path}: IL-1: id: 'IL-1' is not a case id")
+    assert lines[-1] == "... and 10,000 more problem(s), not listed"

@@ -61,9 +61,8 @@ class Command(BaseCommand):
         except ImportFailed as failure:
             for problem in failure.problems:
                 self.stderr.write(problem)
-            raise CommandError(
-                f"Nothing was imported: {len(failure.problems)} problem(s) found."
-            ) from None
+            count = getattr(failure, "count", len(failure.problems))
+            raise CommandError(f"Nothing was imported: {count} problem(s) found.") from None
         finally:
             for source in inputs:
                 if source.temporary:

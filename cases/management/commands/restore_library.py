@@ -25,9 +25,8 @@ class Command(BaseCommand):
         except (BackupError, ImportFailed) as failure:
             for problem in failure.problems:
                 self.stderr.write(problem)
-            raise CommandError(
-                f"Nothing was restored: {len(failure.problems)} problem(s) found."
-            ) from None
+            count = getattr(failure, "count", len(failure.problems))
+            raise CommandError(f"Nothing was restored: {count} problem(s) found.") from None
         counts = result.counts()
         self.stdout.write(
             f"Restored {sum(counts.values())} case(s) from {directory}: "
