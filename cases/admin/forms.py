@@ -16,7 +16,7 @@ from django.core.validators import MaxLengthValidator
 from cases.editorial.drafts import lock_unchanged_since
 from cases.editorial.rights import EditConflict
 from cases.exchange.spelling import format_datetime, format_duration
-from cases.exchange.validation import validate_case
+from cases.exchange.validation import STEP_LIST_FIELDS, TERM_LIST_FIELDS, validate_case
 from cases.models import LIST_VOCABULARIES, Case, CaseStep
 from cases.rules import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS
 
@@ -129,9 +129,8 @@ class SubmittedCase:
         }
         data["updated_at"] = format_datetime(value("updated_at"))
         data["url"] = value("source_url") or None
-        for name in ("domain", "symptoms", "components", "contributing", "remediation"):
-            data[name] = []
-        data.update(action_items=[], sources=[], related=[])
+        for name in (*TERM_LIST_FIELDS, *STEP_LIST_FIELDS, "sources", "related"):
+            data[name] = []  # the inlines fill them
         return data
 
     # --- the inlines -----------------------------------------------------------------------

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cases.caching import public_content_changed
+from cases.exchange.serialize import tracked_text
 from cases.exchange.spelling import Problem, format_datetime
 from cases.exchange.validation import validate_case
 from cases.exchange.writing import write_case
@@ -17,7 +18,7 @@ from cases.rules import TRACKED_FIELDS
 
 from . import history
 from .rights import EditConflict, WorkflowError, can_edit
-from .translation_state import update_translation_state
+from .translation_state import texts, update_translation_state
 
 Status = Case.Status
 Event = CaseVersion.Event
@@ -51,18 +52,13 @@ def lock_unchanged_since(case, seen_version):
         raise EditConflict()
 
 
-def korean_texts(data):
-    texts = {}
-    for field in TRACKED_FIELDS:
-        if field.startswith("impact_"):
-            texts[field] = data["impact"][field.removeprefix("impact_")]["ko"]
-        else:
-            texts[field] = data[field]["ko"]
-    return texts
-
-
-def stored_korean(case):
-    return {field: getattr(case, f"{field}_ko") or "" for field in TRACKED_FIELDS}
+def korean_changed_by(case, normal):
+    """The fields whose Korean text the normal form `normal` changes in the stored case."""
+    return {
+        field
+        for field in TRACKED_FIELDS
+        if tracked_text(normal, field)["ko"] != texts(case, field)[1]
+    }
 
 
 @transaction.atomic
@@ -90,8 +86,7 @@ def case_save(*, case, data, user, seen_version=None, event=None, reason=None):
         if target.draft_of_id and normal["id"] != target.public_id:
             raise WorkflowError(_("A pending revision keeps the id of its case."))
         history.ensure_first_version(target)
-        before = stored_korean(target)
-        korean_changed = {f for f, text in korean_texts(normal).items() if text != before[f]}
+        korean_changed = korean_changed_by(target, normal)
         basis = target.translation_basis or {}
         event = event or Event.SAVED
     if not target.draft_of_id:

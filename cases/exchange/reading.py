@@ -198,16 +198,14 @@ class Input:
     def json_records(self):
         with self.path.open("rb") as binary:
             stream = TextStream(binary)
-            where = ""
             try:
                 position = stream.next_value_at(0)
                 if position is None:
                     self.problems.append(f"{self.label}: the file is empty: expected a case object")
                     return
                 if stream.text[position] == "[":
-                    for number, value in enumerate(array_items(stream, position), start=1):
-                        where = f"item {number}"
-                        yield Record(self.label, where, value)
+                    for number, value in array_items(stream, position):
+                        yield Record(self.label, f"item {number}", value)
                     return
                 value, end = stream.decode_at(position)
                 if (extra := stream.next_value_at(end)) is not None:
@@ -268,8 +266,8 @@ class Input:
 
 
 def array_items(stream, position):
-    """The items of the array that opens at `position`, decoded one at a time; what was
-    read of each is forgotten before the next."""
+    """(number, item) of each item of the array that opens at `position`, decoded one at a
+    time; what was read of each is forgotten before the next."""
     position += 1
     first, number = True, 0
     while True:
@@ -293,7 +291,7 @@ def array_items(stream, position):
             if str(problem).startswith("line "):  # where in the file says it already
                 raise
             raise StopReading(f"item {number}: {problem}") from None
-        yield value
+        yield number, value
         stream.discard(end)
         position, first = 0, False
     if (extra := stream.next_value_at(position + 1)) is not None:

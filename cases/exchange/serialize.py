@@ -9,6 +9,14 @@ from cases.rules import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS
 from .spelling import format_datetime, format_duration
 
 
+def tracked_text(normal_case, field):
+    """{"en", "ko"} of one of rules.TRACKED_FIELDS in a case's normal form (an impact
+    field, `impact_scope`, lies under "impact")."""
+    if field.startswith("impact_"):
+        return normal_case["impact"][field.removeprefix("impact_")]
+    return normal_case[field]
+
+
 def translated(obj, field):
     return {language: getattr(obj, f"{field}_{language}") or "" for language in LANGUAGES}
 

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cases import rules
+from cases.catalogue.vocabularies import LIST_FIELDS_IN_ORDER
 from cases.models import Case
 from cases.rules import (
     IMPACT_FIELDS,
@@ -27,7 +28,7 @@ from .fields import FieldChecks, shown_key
 
 __all__ = ["validate_case"]
 
-TERM_LIST_FIELDS = ("domain", "symptoms", "components", "contributing")
+TERM_LIST_FIELDS = LIST_FIELDS_IN_ORDER
 STEP_LIST_FIELDS = ("remediation", "action_items")
 TIMELINE_FIELDS = ("detected_after", "resolved_after")
 REVIEW_FIELDS = ("written_by", "reviewed_at", "reviewed_by")

@@ -2,6 +2,8 @@
 
 import re
 
+from cases.exchange.serialize import case_to_exchange, tracked_text
+from cases.exchange.validation import validate_case
 from cases.models import LIST_VOCABULARIES, Case, Vocabulary
 from cases.rules import LANGUAGES, TRACKED_FIELDS
 
@@ -29,9 +31,7 @@ def case_words(case):
     most of its search text, and needing no database (see exchange.words)."""
     parts = [case["id"], case["org"], case["org_slug"]]
     for field in TRACKED_FIELDS:
-        text = (
-            case["impact"][field[len("impact_") :]] if field.startswith("impact_") else case[field]
-        )
+        text = tracked_text(case, field)
         parts.extend(text[language] for language in LANGUAGES)
     for step in case["remediation"] + case["action_items"]:
         parts.extend(step[language] for language in LANGUAGES)
@@ -60,9 +60,6 @@ def search_text_for(case, terms, words=None):
 
 def refresh_search_text(cases):
     """Recompute and store the search text of the given cases (a queryset)."""
-    from cases.exchange.serialize import case_to_exchange
-    from cases.exchange.validation import validate_case
-
     changed = []
     for case in cases.for_exchange().iterator(chunk_size=500):
         terms = {(ct.term.vocabulary, ct.term.slug): ct.term for ct in case.case_terms.all()}
