@@ -83,9 +83,3 @@ def json_type(value):
     if value is None:
         return "null"
     return type(value).__name__
-
-
-def describe_json_error(error, line_offset=0):
-    """`line 3, column 9: invalid JSON: Expecting value` (lines counted from the file's
-    start when the text began `line_offset` lines into it)."""
-    return f"line {error.lineno + line_offset}, column {error.colno}: invalid JSON: {error.msg}"

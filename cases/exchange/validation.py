@@ -277,9 +277,7 @@ class CaseValidator(FieldChecks):
             step = self.translated(where, item, rules.MAX_STEP_LENGTH, plain_string_ok=True)
             if item is None:
                 self.problem(where, _("must be a text, got null"))
-            elif not any(step.values()) and not any(
-                p.path.startswith(where) for p in self.problems
-            ):
+            elif not any(step.values()) and not self.problems_at(where):
                 self.problem(where, _("is empty in both languages"))
             steps.append(step)
         return steps

@@ -251,3 +251,16 @@ def test_a_file_of_endless_problems_lists_a_thousand_and_counts_the_rest(tmp_pat
     assert len(lines) == 1_001
     assert lines[0].startswith(f"{path}: IL-1: id: 'IL-1' is not a case id")
     assert lines[-1] == "... and 10,000 more problem(s), not listed"
+
+
+def test_an_empty_step_is_named_even_after_a_later_step_with_a_problem(tmp_path):
+    # remediation[1] is empty; remediation[10] has a problem of its own, whose path begins
+    # with "remediation[1]" too: each is named.
+    steps = ["Restart."] * 12
+    steps[1] = {"en": "", "ko": ""}
+    steps[10] = {"en": "x" * 5_001}
+    path = tmp_path / "steps.json"
+    path.write_text(as_json(good_case(remediation=steps)), encoding="utf-8")
+    said = refused(path)
+    assert "IL-7001: remediation[1]: is empty in both languages" in said
+    assert "IL-7001: remediation[10].en: at most 5,000 characters" in said
