@@ -42,13 +42,15 @@ def may_change_name(user, obj):
 @transaction.atomic
 def name_save(*, obj, user):
     """Save an organisation or a term as `user` has changed it."""
+    public = False
     if obj.pk is not None:
         stored = type(obj).objects.select_for_update().get(pk=obj.pk)
-        if not may_change_name(user, stored):
+        public = is_public_name(stored)  # a new name has no cases: nobody sees it yet
+        if public and not is_reviewer(user):
             raise WorkflowError(_("Only a reviewer may change a name the public sees."))
     obj.save()
     refresh_search_text(cases_named_by(obj))
-    if is_public_name(obj):
+    if public:
         public_content_changed()
     return obj
 
