@@ -19,6 +19,7 @@ from cases.models import Case, CaseRelation, CaseStep, CaseTerm, Source
 from .case_views import CaseEditorialViews
 from .filters import QueueFilter, TranslationFilter
 from .forms import CaseForm
+from .merge_views import CaseMergeViews
 
 Status = Case.Status
 
@@ -55,7 +56,7 @@ class RelatedCaseInline(admin.TabularInline):
 
 
 @admin.register(Case)
-class CaseAdmin(CaseEditorialViews, TranslationAdmin):
+class CaseAdmin(CaseMergeViews, CaseEditorialViews, TranslationAdmin):
     form = CaseForm
     change_form_template = "admin/cases/case/change_form.html"
     list_display = [
@@ -84,7 +85,20 @@ class CaseAdmin(CaseEditorialViews, TranslationAdmin):
     readonly_fields = ["status", "published_at", "reviewed_by", "reviewed_at", "updated_at"]
     # English and Korean side by side, a row per text, so a translator sees both at once.
     fieldsets = [
-        (None, {"fields": ["public_id", "org", "date", "date_kind", "severity", "seen_version"]}),
+        (
+            None,
+            {
+                "fields": [
+                    "public_id",
+                    "org",
+                    "date",
+                    "date_kind",
+                    "severity",
+                    "seen_version",
+                    "opened_as",
+                ]
+            },
+        ),
         (
             gettext_lazy("Story (English | Korean)"),
             {

@@ -14,6 +14,7 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.validators import MaxLengthValidator
 
 from cases.editorial.drafts import lock_unchanged_since
+from cases.editorial.merging import opened_form
 from cases.editorial.rights import EditConflict
 from cases.exchange.spelling import format_datetime, format_duration
 from cases.exchange.validation import STEP_LIST_FIELDS, TERM_LIST_FIELDS, validate_case
@@ -37,8 +38,11 @@ PARENT = re.compile(r"(?:\.[^.\[]+|\[\d+\])$")  # the last step of a path: `.url
 
 
 class CaseForm(forms.ModelForm):
-    # The edit_version the editor started from: a save against an older one is refused.
+    # The edit_version the editor started from: a save against an older one is refused,
+    # and merged instead (cases.editorial.merging); `opened_as` is the case as the editor
+    # opened it, signed, from which the merge proposes which side to take for each part.
     seen_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    opened_as = forms.CharField(widget=forms.HiddenInput, required=False, strip=False)
 
     class Meta:
         model = Case
@@ -50,7 +54,12 @@ class CaseForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["seen_version"].initial = self.instance.edit_version
+        if self.instance.pk and not self.is_bound:
+            self.fields["opened_as"].initial = opened_form(self.instance)
         self.exchange_case = None
+        # Set when the case was saved by someone else since the editor opened it: the
+        # editor's whole case, valid, to merge with theirs (admin.merge_views).
+        self.merge_with = None
         # Lengths are the validator's to refuse, in its words (the browser still limits them).
         for field in self.fields.values():
             field.validators = [
@@ -59,16 +68,21 @@ class CaseForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        conflict = None
         if self.instance.pk:
             try:
                 # Locks the row until this save ends, so two saves cannot both pass.
                 lock_unchanged_since(self.instance, cleaned.get("seen_version"))
-            except EditConflict as conflict:
-                raise forms.ValidationError(str(conflict), code="edit_conflict") from None
+            except EditConflict as refused:
+                conflict = refused
         submitted = SubmittedCase(self, getattr(self.request, "case_formsets", ()))
         normal, problems = validate_case(submitted.data)
         submitted.place(problems)
         self.exchange_case = normal
+        if conflict is not None:
+            if not problems:
+                self.merge_with = normal
+            raise forms.ValidationError(str(conflict), code="edit_conflict")
         return cleaned
 
 
@@ -94,7 +108,7 @@ class SubmittedCase:
     def value(self, name):
         """A field's cleaned value, the stored one for a field the form does not show."""
         if name in self.form.fields:
-            return self.form.cleaned_data.get(name)
+            return as_typed(self.form.cleaned_data.get(name))
         return getattr(self.form.instance, name)
 
     def case_fields(self):
@@ -173,7 +187,7 @@ class SubmittedCase:
             list_name = STEP_LISTS.get(cleaned["kind"])
             if list_name is None:
                 continue
-            text = {language: cleaned.get(f"text_{language}") or "" for language in LANGUAGES}
+            text = {lang: as_typed(cleaned.get(f"text_{lang}")) or "" for lang in LANGUAGES}
             index = self.listed(formset, list_name, row, None, text)
             for language in LANGUAGES:
                 self.places[f"{list_name}[{index}].{language}"] = (row, f"text_{language}")
@@ -218,6 +232,13 @@ class SubmittedCase:
                 add_once(target, field, message)
             elif message not in target.non_form_errors():
                 target.non_form_errors().append(message)
+
+
+def as_typed(value):
+    """A text as the editor typed it: browsers send a textarea's line breaks as CRLF (the
+    HTML standard says so), which would otherwise be stored, exported and counted as a
+    change of every line."""
+    return value.replace("\r\n", "\n") if isinstance(value, str) else value
 
 
 def add_once(form, field, message):

@@ -18,9 +18,9 @@ class EditConflict(WorkflowError):
     def __init__(self):
         super().__init__(
             _(
-                "Someone else saved this case while you were editing it, so your save was "
-                "refused to keep their work. Your text is still in this form: copy what you "
-                "need, open the case again, and re-apply it."
+                "Someone else saved this case while you were editing it. Nothing is lost: "
+                "correct the problems named below and save again, and you will see their "
+                "version beside yours, part by part, to merge."
             )
         )
 
