@@ -263,11 +263,12 @@ def test_a_missing_file_is_asked_for(client, reviewer):
     assert "Choose a .json or .jsonl file to import." in text_of(response)
 
 
-def test_a_case_over_the_per_case_limit_is_named_not_a_400(client, reviewer, seed_case):
+@pytest.mark.parametrize("name", ["huge.jsonl", "huge.json"])
+def test_a_case_over_the_per_case_limit_is_named_not_a_400(client, reviewer, seed_case, name):
     # 3 MB: over Django's DATA_UPLOAD_MAX_MEMORY_SIZE and FILE_UPLOAD_MAX_MEMORY_SIZE (2.5 MB)
     # and over the format's 2 MiB a case; under the admin's upload limit.
     huge = another_case(seed_case, "IL-9001", lessons={"en": "x" * 3_000_000, "ko": ""})
-    response = upload(client, json_lines(huge))
+    response = upload(client, json_lines(huge), name=name)
     assert response.status_code == 200
     assert "a case may be at most 2 MiB of JSON" in text_of(response)
     assert not has_confirm_button(response)
@@ -355,15 +356,24 @@ def test_a_replayed_confirmation_does_nothing_twice(client, reviewer, changed_an
     assert library_state() == after
 
 
-def test_a_confirmation_that_finds_its_upload_taken_does_nothing(client, reviewer, changed_and_new):
-    # Two confirmations at once: both read the session; the one that deletes the row wins.
+def test_of_two_confirmations_at_once_only_one_imports(
+    client, reviewer, changed_and_new, monkeypatch
+):
+    # Both requests read the session and the kept file; then the other one claims it first.
     upload(client, changed_and_new)
     pending = PendingImport.objects.get()
-    assert pending.claim() is True
+    checked = PendingImport.intact
+
+    def the_other_confirmation_wins(kept, expected):
+        assert PendingImport.objects.get(pk=kept.pk).claim()
+        return checked(kept, expected)
+
+    monkeypatch.setattr(PendingImport, "intact", the_other_confirmation_wins)
     before = library_state()
     response = client.post(confirm_url(pending.token))
-    assert response.url == IMPORT_URL and library_state() == before
-    assert pending.claim() is False
+    assert response.url == IMPORT_URL
+    assert "imported already: nothing was done twice" in message_texts(response)[0]
+    assert library_state() == before
 
 
 def test_another_user_cannot_use_the_token(client, reviewer, changed_and_new):
