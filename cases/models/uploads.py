@@ -14,6 +14,9 @@ from .catalogue import Case
 
 # How long an upload waits for its confirmation.
 PENDING_IMPORT_LIFETIME = datetime.timedelta(hours=1)
+# Uploads that wait for one user at once: a newer one forgets the oldest, so that one person's
+# uploads never hold more than this many times the upload limit in the database.
+PENDING_IMPORTS_PER_USER = 3
 
 
 def sha256_of(content):
@@ -22,11 +25,14 @@ def sha256_of(content):
 
 class PendingImportQuerySet(models.QuerySet):
     def keep(self, *, user, file_name, content, status, force, dry_run_counts):
-        """Keep an upload whose dry run went well, under a new random token; first forget
-        every upload that expired (no upload is kept past its hour, or so long as the next
-        upload of anyone)."""
+        """Keep an upload whose dry run went well, under a new random token. Forget every
+        upload that expired (none is kept past its hour for longer than until anyone's next
+        upload), and this user's oldest beyond PENDING_IMPORTS_PER_USER."""
         now = timezone.now()
         self.filter(expires_at__lte=now).delete()
+        newest = self.filter(user=user).order_by("-uploaded_at", "-pk")
+        older = newest.values_list("pk", flat=True)[PENDING_IMPORTS_PER_USER - 1 :]
+        self.filter(pk__in=list(older)).delete()
         return self.create(
             token=secrets.token_urlsafe(32),
             user=user,

@@ -431,6 +431,16 @@ def test_expired_uploads_are_deleted_by_the_next_upload(client, reviewer, seed_c
     assert PendingImport.objects.get().expires_at > timezone.now()
 
 
+def test_a_user_has_at_most_three_uploads_waiting(client, reviewer, seed_case):
+    tokens = []
+    for n in range(4):
+        upload(client, json_lines(another_case(seed_case, f"IL-{9100 + n}")))
+        tokens.append(PendingImport.objects.latest("pk").token)
+    assert sorted(PendingImport.objects.values_list("token", flat=True)) == sorted(tokens[1:])
+    assert client.post(confirm_url(tokens[0])).url == IMPORT_URL
+    assert client.post(confirm_url(tokens[3])).url == CHANGELIST_URL
+
+
 def test_a_kept_file_whose_content_changed_is_refused(client, reviewer, changed_and_new, seed_case):
     upload(client, changed_and_new)
     pending = PendingImport.objects.get()
