@@ -17,6 +17,7 @@ from cases.editorial.rights import WorkflowError
 from cases.models import Case, CaseRelation, CaseStep, CaseTerm, Source
 
 from .case_views import CaseEditorialViews
+from .exchange_views import CaseExchangeViews
 from .filters import QueueFilter, TranslationFilter
 from .forms import CaseForm
 from .merge_views import CaseMergeViews
@@ -56,7 +57,7 @@ class RelatedCaseInline(admin.TabularInline):
 
 
 @admin.register(Case)
-class CaseAdmin(CaseMergeViews, CaseEditorialViews, TranslationAdmin):
+class CaseAdmin(CaseExchangeViews, CaseMergeViews, CaseEditorialViews, TranslationAdmin):
     form = CaseForm
     change_form_template = "admin/cases/case/change_form.html"
     list_display = [
@@ -81,7 +82,7 @@ class CaseAdmin(CaseMergeViews, CaseEditorialViews, TranslationAdmin):
     autocomplete_fields = ["org", "root_cause", "recurrence_of"]
     list_select_related = ["org", "draft_of"]
     inlines = [CaseTermInline, CaseStepInline, SourceInline, RelatedCaseInline]
-    actions = ["submit_selected", "approve_selected"]
+    actions = ["submit_selected", "approve_selected", "export_selected"]
     readonly_fields = ["status", "published_at", "reviewed_by", "reviewed_at", "updated_at"]
     # English and Korean side by side, a row per text, so a translator sees both at once.
     fieldsets = [

@@ -18,7 +18,7 @@ from cases.editorial.transitions import imported_state, record_import
 from cases.models import Case
 
 from .locking import exclusive_import
-from .reading import ProblemList
+from .reading import ProblemList, Record
 from .serialize import case_to_exchange, fingerprint
 from .validation import validate_case
 from .words import spooled_words
@@ -123,6 +123,23 @@ def shown_id(value):
     return value if isinstance(value, str) and value.isprintable() and len(value) <= 40 else None
 
 
+class LocatedProblem(str):
+    """A problem of one case, as the command line says it (the string), that also keeps its
+    parts, so that the admin's report can show each in a column of its own: the record's
+    place in its file ("line 3"), the case's id, the field's path, the message."""
+
+    def __new__(cls, record, case_id, path, message):
+        where = location(record, case_id)
+        problem = super().__new__(
+            cls, f"{where}: {path}: {message}" if path else f"{where}: {message}"
+        )
+        problem.where = record.where
+        problem.case_id = case_id or ""
+        problem.path = path
+        problem.message = message
+        return problem
+
+
 def location(record, case_id=None):
     parts = [record.label]
     if record.where and not case_id:
@@ -180,14 +197,23 @@ class CaseImporter:
         for source in self.inputs:
             for record in source.records():
                 case, case_problems = validate_case(record.value)
-                where = location(record, shown_id(record.value))
-                problems.extend(f"{where}: {problem}" for problem in case_problems)
+                case_id = shown_id(record.value)
+                where = location(record, case_id)
+                problems.extend(
+                    LocatedProblem(record, case_id, problem.path, problem.message)
+                    for problem in case_problems
+                )
                 if case is None:
                     continue
                 if case["id"] in first_seen:
                     problems.append(
-                        f"{where}: id: {case['id']} appears twice in this run "
-                        f"(first in {first_seen[case['id']]})"
+                        LocatedProblem(
+                            record,
+                            case_id,
+                            "id",
+                            f"{case['id']} appears twice in this run "
+                            f"(first in {first_seen[case['id']]})",
+                        )
                     )
                     continue
                 first_seen[case["id"]] = record.label + (f" {record.where}" if record.where else "")
@@ -195,11 +221,17 @@ class CaseImporter:
                 name, name_where = org_names.setdefault(case["org_slug"], (case["org"], where))
                 if name != case["org"]:
                     problems.append(
-                        f"{where}: org: {case['org']!r} has the slug {case['org_slug']!r}, which "
-                        f"{name_where} gives to {name!r}"
+                        LocatedProblem(
+                            record,
+                            case_id,
+                            "org",
+                            f"{case['org']!r} has the slug {case['org_slug']!r}, which "
+                            f"{name_where} gives to {name!r}",
+                        )
                     )
+                place = Record(record.label, record.where, None)  # not the whole case
                 for path, ref in self.references_of(case):
-                    references.setdefault(ref, f"{where}: {path}")
+                    references.setdefault(ref, (place, case_id, path))
             problems.extend(source.problems)
         missing = set(references) - set(first_seen)
         for chunk in chunked(missing):
@@ -208,7 +240,9 @@ class CaseImporter:
             )
         for ref in sorted(missing):
             problems.append(
-                f"{references[ref]}: {ref} is neither in the database nor in this import"
+                LocatedProblem(
+                    *references[ref], f"{ref} is neither in the database nor in this import"
+                )
             )
         if problems:
             self.spool.close()

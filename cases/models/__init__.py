@@ -14,6 +14,7 @@ from .catalogue import (
 )
 from .editorial import CaseTransition, CaseVersion, TermRedirect
 from .public import ContentVersion
+from .uploads import PendingImport
 
 __all__ = [
     "CASE_ID_RE",
@@ -28,6 +29,7 @@ __all__ = [
     "CaseVersion",
     "ContentVersion",
     "Organisation",
+    "PendingImport",
     "Source",
     "Term",
     "TermRedirect",

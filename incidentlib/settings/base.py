@@ -154,6 +154,11 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
+# The largest exchange file the admin's import takes (cases/admin/exchange_views.py), in
+# bytes: the admin keeps it, between the dry run and the confirmation, in the database. A
+# larger library goes through `manage.py import_cases`, which reads a case at a time.
+CASE_IMPORT_MAX_UPLOAD_SIZE = 20 * 1024 * 1024
+
 # Anonymous public pages are cached (cases/caching.py): in this process's memory, or in
 # Redis when REDIS_URL is set, so that several app servers share one cache.
 if os.environ.get("REDIS_URL"):
