@@ -13,7 +13,9 @@ from .catalogue import (
     Vocabulary,
 )
 from .editorial import CaseTransition, CaseVersion, TermRedirect
+from .preferences import EditorPreference
 from .public import ContentVersion
+from .scheduling import ScheduledTransition
 
 __all__ = [
     "CASE_ID_RE",
@@ -27,7 +29,9 @@ __all__ = [
     "CaseTransition",
     "CaseVersion",
     "ContentVersion",
+    "EditorPreference",
     "Organisation",
+    "ScheduledTransition",
     "Source",
     "Term",
     "TermRedirect",
