@@ -11,7 +11,6 @@ from datetime import timedelta
 import pytest
 from aiosmtpd.controller import Controller
 from django.core.mail.backends.locmem import EmailBackend
-from django.tasks import TaskResultStatus
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 

@@ -182,10 +182,9 @@ def test_a_korean_speaking_recipient_gets_the_email_in_korean(
 def test_nothing_is_sent_when_the_step_is_rolled_back(
     draft, editor, reviewer, mailoutbox, committed
 ):
-    with committed(), pytest.raises(RuntimeError):
-        with transaction.atomic():
-            workflow.case_submit(case=draft, user=editor)
-            raise RuntimeError("something after the step failed")
+    with committed(), pytest.raises(RuntimeError), transaction.atomic():
+        workflow.case_submit(case=draft, user=editor)
+        raise RuntimeError("something after the step failed")
     assert not DBTaskResult.objects.exists()
     run_worker()
     assert mailoutbox == []
