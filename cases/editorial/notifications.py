@@ -34,7 +34,8 @@ from cases.models import Case, CaseTransition, EditorPreference, ScheduledTransi
 from .audit import PREFIX
 from .rights import WorkflowError, display_name
 
-# The permission check that `with_perm` makes: groups, the user's own and superusers.
+# `with_perm` must be told which backend answers when several are configured: axes comes
+# first and decides no permission; this one reads groups, users' own and superusers.
 PERMISSION_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 # What each step tells: (subject, first line), both with %(id)s, %(title)s, %(actor)s.
@@ -57,7 +58,10 @@ NOTICES = {
 def transition_recorded(transition):
     """After the workflow recorded a step: its emails, if it has any, once it commits."""
     if transition.action in NOTICES:
-        transaction.on_commit(partial(tasks.send_transition_mail.enqueue, transition.pk))
+        # Robust: the step is made by then, and an email that could not be queued is no
+        # reason to show its maker an error page (it is logged).
+        enqueue = partial(tasks.send_transition_mail.enqueue, transition.pk)
+        transaction.on_commit(enqueue, robust=True)
 
 
 # --- who --------------------------------------------------------------------------------

@@ -32,6 +32,10 @@ Action = ScheduledTransition.Action
 State = ScheduledTransition.State
 Status = Case.Status
 
+# Further ahead is a mistake more often than a plan (a year typed wrong), and the worker
+# takes the task stored for 9999-01-01 as one without a time.
+FURTHEST_AHEAD = timedelta(days=366)
+
 # Timeline codes, incidentlib.case.<code>: the status stays as it was.
 SCHEDULED_CODES = {Action.APPROVE: "publication_scheduled", Action.WITHDRAW: "withdrawal_scheduled"}
 WORKFLOW_FUNCTIONS = {Action.APPROVE: "case_approve", Action.WITHDRAW: "case_withdraw"}
@@ -64,6 +68,8 @@ def case_schedule(*, case, user, action, run_at, note="", confirm_stale_korean=F
             raise WorkflowError(
                 _("Choose a time in the future (it is now %(now)s).") % {"now": when(None)}
             )
+        if run_at > timezone.now() + FURTHEST_AHEAD:
+            raise WorkflowError(_("Choose a time within a year from now."))
         if ScheduledTransition.objects.active().filter(case=case).exists():
             raise WorkflowError(
                 _("This case already has a scheduled step; cancel it first to set another.")
@@ -80,7 +86,9 @@ def case_schedule(*, case, user, action, run_at, note="", confirm_stale_korean=F
         )
         record(schedule, SCHEDULED_CODES[action], user, scheduled_note(schedule))
         deferred = tasks.run_scheduled_transition.using(run_after=run_at)
-        transaction.on_commit(partial(deferred.enqueue, schedule.pk))
+        # Robust: the step is committed by then; a task that could not be stored leaves the
+        # schedule "overdue" on the dashboard, which is better than an error page.
+        transaction.on_commit(partial(deferred.enqueue, schedule.pk), robust=True)
     return schedule
 
 
@@ -173,7 +181,9 @@ def schedule_run(*, schedule_id):
             return State.DONE.value
         finish(schedule, State.FAILED, reason)
         record(schedule, "schedule_failed", schedule.scheduled_by, reason)
-        transaction.on_commit(partial(tasks.send_schedule_failed_mail.enqueue, schedule.pk))
+        transaction.on_commit(
+            partial(tasks.send_schedule_failed_mail.enqueue, schedule.pk), robust=True
+        )
         return State.FAILED.value
 
 

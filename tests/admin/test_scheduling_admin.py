@@ -111,6 +111,7 @@ def test_scheduling_from_the_panel_reads_the_time_in_the_sites_time_zone(
         ({"action": "publish-all", "run_at": "2099-01-01T09:00"}, "Step: Select a valid choice."),
         ({"action": "approve", "run_at": "2000-01-01T09:00"}, "Choose a time in the future"),
         ({"action": "withdraw", "run_at": "2099-01-01T09:00"}, "cannot be sent to"),
+        ({"action": "approve", "run_at": "9999-01-01T00:00"}, "within a year from now"),
     ],
 )
 def test_bad_input_is_refused_with_a_message_and_schedules_nothing(

@@ -102,6 +102,16 @@ def test_the_reviewer_who_submitted_a_case_cannot_schedule_its_publication(revie
     assert not ScheduledTransition.objects.exists()
 
 
+def test_a_reviewer_who_wrote_part_of_a_case_cannot_schedule_its_publication(
+    editor, reviewer, committed
+):
+    case = CaseFactory(status=Status.DRAFT, published_at=None, created_by=editor)
+    edit(case, reviewer, summary_en="The reviewer's own words.")
+    workflow.case_submit(case=case, user=editor)
+    with pytest.raises(WorkflowError, match="another reviewer must approve"):
+        schedule_publication(case, reviewer, committed)
+
+
 def test_a_time_in_the_past_is_refused(in_review, reviewer, committed):
     with pytest.raises(WorkflowError, match="Choose a time in the future"), committed():
         scheduling.case_schedule(
