@@ -12,7 +12,8 @@ from django.test import TestCase
 from django_tasks_db.management.commands import db_worker
 from django_tasks_db.models import DBTaskResult, get_date_max
 
-MAX_ROUNDS = 20  # more rounds than any test's chain of tasks: a task that requeues at once
+# No test's chain of tasks is this long: a longer one is a task that requeues itself at once.
+MAX_ROUNDS = 20
 
 
 def run_worker():
@@ -61,9 +62,8 @@ def _run_batch():
 
 def waiting_tasks():
     """Tasks deferred to a later time, soonest first."""
-    return DBTaskResult.objects.filter(status=TaskResultStatus.READY).exclude(
-        run_after=get_date_max()
-    )
+    ready = DBTaskResult.objects.filter(status=TaskResultStatus.READY)
+    return ready.exclude(run_after=get_date_max()).order_by("run_after")
 
 
 def let_time_pass(delta):
