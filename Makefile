@@ -14,8 +14,16 @@ PYTHON ?= $(shell for candidate in python3 python3.14 python3.13 python3.12; do 
 .PHONY: run test install lint format migrations-check lock load-data clean messages vendor bench
 .PHONY: load bench-compare
 
+# The background worker (emails, scheduled publications) runs beside the server and stops
+# with it. Ctrl-C reaches both: the worker finishes the task in hand, and the recipe waits for
+# it; if the server stops on its own, the worker is told to (SIGTERM) and waited for. Emails
+# (printed here) link to this server.
 run: install load-data
-	@echo "Serving http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/). Ctrl-C stops."
+	@echo "Serving http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/) with a background worker. Ctrl-C stops both."
+	@export SITE_URL="$${SITE_URL:-http://$(HOST):$(PORT)}"; \
+	$(PY) manage.py db_worker & worker=$$!; \
+	trap 'wait $$worker' INT; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT; \
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 load-data: install

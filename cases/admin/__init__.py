@@ -2,9 +2,10 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from .case import CaseAdmin
+from .preferences import EditorPreferenceAdmin
 from .taxonomy import OrganisationAdmin, TermAdmin
 
-__all__ = ["CaseAdmin", "OrganisationAdmin", "TermAdmin"]
+__all__ = ["CaseAdmin", "EditorPreferenceAdmin", "OrganisationAdmin", "TermAdmin"]
 
 admin.site.site_header = _("Incident Library: editors")
 admin.site.site_title = _("Incident Library editors")

@@ -21,6 +21,7 @@ from .exchange_views import CaseExchangeViews
 from .filters import QueueFilter, TranslationFilter
 from .forms import CaseForm
 from .merge_views import CaseMergeViews
+from .scheduling_views import CaseSchedulingViews
 
 Status = Case.Status
 
@@ -57,7 +58,9 @@ class RelatedCaseInline(admin.TabularInline):
 
 
 @admin.register(Case)
-class CaseAdmin(CaseExchangeViews, CaseMergeViews, CaseEditorialViews, TranslationAdmin):
+class CaseAdmin(
+    CaseExchangeViews, CaseMergeViews, CaseSchedulingViews, CaseEditorialViews, TranslationAdmin
+):
     form = CaseForm
     change_form_template = "admin/cases/case/change_form.html"
     list_display = [

@@ -25,7 +25,7 @@ from django.utils.translation import gettext_lazy
 from cases.caching import public_content_changed
 from cases.models import Case, CaseVersion
 
-from . import history
+from . import history, notifications
 from .audit import log, log_many
 from .revisions import case_start_revision, publish_revision
 from .rights import WorkflowError, can_edit, display_name
@@ -160,7 +160,8 @@ def _transition(name, *, case, user, note=""):
             case.submitted_by = user
             fields.append("submitted_by")
         case.save(update_fields=fields)
-        log(case, transition.audit_code, from_status, case.status, user, note)
+        recorded = log(case, transition.audit_code, from_status, case.status, user, note)
+        notifications.transition_recorded(recorded)
         if Status.PUBLISHED in (from_status, case.status) or from_status == Status.WITHDRAWN:
             public_content_changed()
         return case
@@ -214,7 +215,7 @@ def case_approve(*, case, user, note="", confirm_stale_korean=False):
         published.updated_at = now
         published.edit_version += 1
         published.save()
-        log(
+        recorded = log(
             published,
             transition.audit_code,
             Status.IN_REVIEW,
@@ -223,6 +224,7 @@ def case_approve(*, case, user, note="", confirm_stale_korean=False):
             note,
             pending=was_revision,
         )
+        notifications.transition_recorded(recorded)
         history.snapshot(published, user=user, event=CaseVersion.Event.APPROVED)
         public_content_changed()
         return published

@@ -13,8 +13,10 @@ from .catalogue import (
     Vocabulary,
 )
 from .editorial import CaseTransition, CaseVersion, TermRedirect
+from .preferences import EditorPreference
 from .public import ContentVersion
 from .uploads import PendingImport
+from .scheduling import ScheduledTransition
 
 __all__ = [
     "CASE_ID_RE",
@@ -28,8 +30,10 @@ __all__ = [
     "CaseTransition",
     "CaseVersion",
     "ContentVersion",
+    "EditorPreference",
     "Organisation",
     "PendingImport",
+    "ScheduledTransition",
     "Source",
     "Term",
     "TermRedirect",

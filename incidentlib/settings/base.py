@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     "django.contrib.sitemaps",
     "django_filters",
     "axes",
+    "django_tasks_db",
     "cases",
 ]
 
@@ -225,6 +226,36 @@ TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 TRUSTED_PROXY_NETWORKS = env_list(
     "TRUSTED_PROXY_NETWORKS", "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,127.0.0.0/8,::1/128,fc00::/7"
 )
+
+# --- Background work and email ------------------------------------------------------------
+
+# Tasks (cases/tasks.py: notifications, scheduled publications) wait in the database, in
+# the same transaction discipline as everything else, until a `manage.py db_worker` process
+# runs them: no broker to run, and a deferred task (`run_after`) survives restarts.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+
+# The address emails link to (the admin's pages): the site as its editors reach it.
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Incident Library <noreply@localhost>")
+
+
+def smtp_mailer_from_env():
+    """The SMTP server that sends the editors' notifications (Django 6.1's MAILERS)."""
+    options = {
+        "host": os.environ.get("EMAIL_HOST", "localhost"),
+        "port": int(os.environ.get("EMAIL_PORT", "25")),
+        "use_tls": env_bool("EMAIL_USE_TLS"),
+        "use_ssl": env_bool("EMAIL_USE_SSL"),
+        # A stalled server must not hold a worker for ever: the send is retried later.
+        "timeout": float(os.environ.get("EMAIL_TIMEOUT", "30")),
+    }
+    if os.environ.get("EMAIL_HOST_USER"):
+        options["username"] = os.environ["EMAIL_HOST_USER"]
+        options["password"] = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    return {"BACKEND": "django.core.mail.backends.smtp.EmailBackend", "OPTIONS": options}
+
+
+MAILERS = {"default": smtp_mailer_from_env()}
 
 LOGGING = {
     "version": 1,

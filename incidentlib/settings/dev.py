@@ -14,3 +14,5 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 STORAGES["staticfiles"]["BACKEND"] = (  # noqa: F405
     "django.contrib.staticfiles.storage.StaticFilesStorage"
 )
+# Emails are printed where `make run` shows its log, not sent.
+MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}

@@ -27,3 +27,10 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = True
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
+
+# Links in emails lead to the first host name over HTTPS, unless SITE_URL names another.
+if "SITE_URL" not in os.environ:
+    first_host = ALLOWED_HOSTS[0]  # noqa: F405
+    if "*" in first_host:
+        raise ImproperlyConfigured("SITE_URL must be set when ALLOWED_HOSTS starts with '*'.")
+    SITE_URL = f"https://{first_host.lstrip('.')}"
