@@ -15,8 +15,8 @@ from .catalogue import (
 from .editorial import CaseTransition, CaseVersion, TermRedirect
 from .preferences import EditorPreference
 from .public import ContentVersion
-from .uploads import PendingImport
 from .scheduling import ScheduledTransition
+from .uploads import PendingImport
 
 __all__ = [
     "CASE_ID_RE",
