@@ -19,6 +19,7 @@ from cases.models import Case, CaseRelation, CaseStep, CaseTerm, Source
 from .case_views import CaseEditorialViews
 from .filters import QueueFilter, TranslationFilter
 from .forms import CaseForm
+from .markdown_preview import MarkdownPreviewMixin
 
 Status = Case.Status
 
@@ -55,7 +56,7 @@ class RelatedCaseInline(admin.TabularInline):
 
 
 @admin.register(Case)
-class CaseAdmin(CaseEditorialViews, TranslationAdmin):
+class CaseAdmin(CaseEditorialViews, MarkdownPreviewMixin, TranslationAdmin):
     form = CaseForm
     change_form_template = "admin/cases/case/change_form.html"
     list_display = [
