@@ -60,7 +60,8 @@ def image_as_link(self, tokens, idx, options, env):
     source = token.attrGet("src") or ""
     if not source:  # refused by link_allowed: the description alone
         return escapeHtml(description)
-    return f'<a href="{escapeHtml(source)}">{escapeHtml(description or source)}</a>'
+    shown = description or PARSER.normalizeLinkText(source)  # the address, decoded
+    return f'<a href="{escapeHtml(source)}">{escapeHtml(shown)}</a>'
 
 
 def make_parser():
@@ -106,8 +107,9 @@ def render(text) -> SafeString:
 
 def plain(text) -> str:
     """What the text says, without its Markdown: each paragraph, list item or code block
-    on its own, separated by blank lines; a numbered item with the number a reader sees
-    (`3. `); a link as its text, an image as its description (or its address)."""
+    on its own, separated by blank lines; a bulleted item after a `• `, a numbered one after
+    the number a reader sees (`3. `); a link as its text, an image as its description (or
+    its address)."""
     blocks = []
     numbers = []  # the next number of each list the token is in (None: bulleted)
     prefix = ""
@@ -118,7 +120,9 @@ def plain(text) -> str:
             numbers.append(None)
         elif token.type in ("ordered_list_close", "bullet_list_close"):
             numbers.pop()
-        elif token.type == "list_item_open" and numbers[-1] is not None:
+        elif token.type == "list_item_open" and numbers[-1] is None:
+            prefix = "• "
+        elif token.type == "list_item_open":
             prefix = f"{numbers[-1]}. "
             numbers[-1] += 1
         elif token.type == "inline":
@@ -136,7 +140,8 @@ def inline_text(tokens):
         if token.type in ("text", "code_inline"):
             parts.append(token.content)
         elif token.type == "image":
-            parts.append(inline_text(token.children or []) or token.attrGet("src") or "")
+            address = PARSER.normalizeLinkText(token.attrGet("src") or "")
+            parts.append(inline_text(token.children or []) or address)
         elif token.type == "softbreak":
             parts.append(" ")
         elif token.type == "hardbreak":

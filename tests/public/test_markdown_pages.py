@@ -112,13 +112,16 @@ def test_meta_and_opengraph_descriptions_are_plain_text(client, markdown_case):
     (description,) = re.findall(r'<meta name="description" content="([^"]*)"', html)
     (og,) = re.findall(r'<meta property="og:description" content="([^"]*)"', html)
     assert description == og
-    assert description.startswith("The queue filled up for three reasons: a slow consumer a ")
+    assert description == (
+        "The queue filled up for three reasons: • a slow consumer • a retry storm, see the "
+        "postmortem It took kubectl rollout undo to stop it."
+    )
     for syntax in ("**", "[", "](", "`", "- a", "&lt;", "<"):
         assert syntax not in description
     korean = client.get("/ko/cases/IL-0700/").content.decode()
     (og_ko,) = re.findall(r'<meta property="og:description" content="([^"]*)"', korean)
     assert og_ko.startswith(
-        "큐가 세 가지 이유로 가득 찼다: 느린 소비자 재시도 폭주, 사후 분석 참고"
+        "큐가 세 가지 이유로 가득 찼다: • 느린 소비자 • 재시도 폭주, 사후 분석 참고"
     )
 
 
