@@ -8,6 +8,7 @@ when the form opens), each refused with the validator's words if it is longer th
 may hold, so no request costs more than a few texts' worth of rendering.
 """
 
+import json
 import re
 
 from django import forms
@@ -40,15 +41,21 @@ def text_limit(name):
     return None
 
 
+def too_long_message(rule):
+    return _("Too long to preview: %(rule)s.") % {"rule": rule}
+
+
+def too_long_template():
+    """The refusal with `%(max)s` and `%(count)s` left for the script to fill in."""
+    return too_long_message(_("at most %(max)s characters, not %(count)s"))
+
+
 def preview(name, text):
     limit = text_limit(name)
     if limit is None:
         return {"field": name, "error": _("This field has no preview.")}
     if len(text) > limit:
-        return {
-            "field": name,
-            "error": _("Too long to preview: %(rule)s.") % {"rule": too_long(len(text), limit)},
-        }
+        return {"field": name, "error": too_long_message(too_long(len(text), limit))}
     return {"field": name, "html": str(render(text))}
 
 
@@ -77,12 +84,20 @@ class MarkdownPreviewMixin:
 
     @property
     def media(self):
+        # The limits go to the script too: a text over its limit is refused in the browser,
+        # in the server's words, rather than sent (a pasted megabyte would be refused whole
+        # by DATA_UPLOAD_MAX_MEMORY_SIZE, without saying which text).
+        limits = [
+            [f"^{TEXT_NAME.pattern}$", rules.MAX_TEXT_LENGTH],
+            [f"^{STEP_NAME.pattern}$", rules.MAX_STEP_LENGTH],
+        ]
         script = forms.Script(
             "admin/js/markdown-preview.js",
             defer=True,
             **{
                 "data-url": reverse(f"{self.admin_site.name}:cases_case_markdown_preview"),
-                "data-fields": f"^(?:{TEXT_NAME.pattern}|{STEP_NAME.pattern})$",
+                "data-limits": json.dumps(limits),
+                "data-too-long": too_long_template(),
                 "data-batch": str(MAX_TEXTS_A_REQUEST),
                 "data-label": _("Preview"),
                 "data-empty": _("Nothing to preview yet."),

@@ -1,7 +1,9 @@
 """The case form's live preview: who may ask, what it answers (the public page's own HTML),
 and the texts it refuses."""
 
+import json
 import re
+from html import unescape
 
 import pytest
 from django.test import Client
@@ -163,9 +165,14 @@ def test_the_case_form_loads_the_preview_script_and_its_stylesheet(client):
         assert f'data-url="{URL}"' in tag
         assert "Markdown: *emphasis*" in tag
         assert 'href="/static/admin/markdown-preview.css"' in html
-        pattern = re.search(r'data-fields="([^"]+)"', tag).group(1).replace("&amp;", "&")
+        limits = json.loads(unescape(re.search(r'data-limits="([^"]+)"', tag).group(1)))
+        assert [limit for _pattern, limit in limits] == [
+            rules.MAX_TEXT_LENGTH,
+            rules.MAX_STEP_LENGTH,
+        ]
+        assert "at most %(max)s characters, not %(count)s" in unescape(tag)
         names = re.findall(r'<textarea name="([^"]+)"', html)
-        previewed = sorted(n for n in names if re.search(pattern, n))
+        previewed = sorted(n for n in names if any(re.search(p, n) for p, _limit in limits))
         expected = sorted(
             f"{field}_{language}"
             for field in ("summary", "symptoms_text", "trigger", "detection", "lessons")

@@ -98,6 +98,12 @@ def test_an_editor_sees_the_markdown_previewed_and_the_public_page_shows_it(
         ["paused the producers", "scaled the consumers"]
     )
     expect(preview_of(editor, "steps-0-text_ko")).to_be_empty()
+    # Over the limit of a step: refused in the validator's words, and nothing is lost.
+    editor.fill("#id_steps-0-text_ko", "가" * 5_001)
+    status = editor.locator("#id_steps-0-text_ko + .markdown-preview .markdown-preview-status")
+    expect(status).to_have_text("Too long to preview: at most 5,000 characters, not 5,001.")
+    editor.fill("#id_steps-0-text_ko", "")
+    expect(status).to_be_hidden()
 
     editor.locator("#id_summary_en").scroll_into_view_if_needed()
     editor.locator("fieldset.side-by-side").first.screenshot(

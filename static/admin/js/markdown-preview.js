@@ -6,13 +6,35 @@
   var script = document.currentScript;
   if (!script || !window.fetch || !window.FormData) return;
   var config = script.dataset;
-  var fields = new RegExp(config.fields);
+  // [[pattern of the textareas' names, the most characters their text may have], ...]
+  var limits = JSON.parse(config.limits).map(function (rule) {
+    return { names: new RegExp(rule[0]), max: rule[1] };
+  });
   var batchSize = parseInt(config.batch, 10) || 20;
   var DELAY = 300;
+  var generation = 0; // each request's ticket: a newer answer for a preview wins
+
+  function limitOf(textarea) {
+    var rule = limits.find(function (r) { return r.names.test(textarea.name); });
+    return rule ? rule.max : null;
+  }
+
+  // Characters as the server counts them: code points, after the browser sends each line
+  // break as CR LF.
+  function length(text) {
+    return Array.from(text.replace(/\r?\n/g, "\r\n")).length;
+  }
+
+  function tooLong(count, max) {
+    return config.tooLong
+      .replace("%(max)s", max.toLocaleString("en-US"))
+      .replace("%(count)s", count.toLocaleString("en-US"));
+  }
 
   // One preview a textarea: its box, the request under way, the last text sent.
-  function Preview(textarea) {
+  function Preview(textarea, max) {
     this.textarea = textarea;
+    this.max = max;
     this.sent = null;
     this.timer = null;
     var language = (textarea.name.match(/_([a-z]{2})$/) || [])[1] || "";
@@ -40,13 +62,13 @@
   }
 
   Preview.prototype.show = function (result) {
+    this.box.classList.remove("markdown-preview-refused", "markdown-preview-failed");
     if (result.error) {
       this.status.textContent = result.error;
       this.box.classList.add("markdown-preview-refused");
       return;
     }
     this.status.textContent = "";
-    this.box.classList.remove("markdown-preview-refused", "markdown-preview-failed");
     // The server's HTML: markdown-it without raw HTML, then nh3's allow-list.
     this.body.innerHTML = result.html;
   };
@@ -61,10 +83,16 @@
     return input ? input.value : "";
   }
 
-  var generation = 0; // a newer answer for a preview wins over an older one
-
   function send(previews) {
-    var waiting = previews.filter(function (p) { return p.textarea.value !== p.sent; });
+    var waiting = previews.filter(function (p) {
+      if (p.textarea.value === p.sent) return false;
+      var count = length(p.textarea.value);
+      if (count <= p.max) return true;
+      p.sent = p.textarea.value;
+      p.ticket = ++generation; // an answer still on its way is out of date
+      p.show({ error: tooLong(count, p.max) });
+      return false;
+    });
     for (var start = 0; start < waiting.length; start += batchSize) {
       post(waiting.slice(start, start + batchSize));
     }
@@ -121,9 +149,10 @@
   function attach(root) {
     var created = [];
     root.querySelectorAll("textarea").forEach(function (textarea) {
-      if (!fields.test(textarea.name) || textarea.dataset.markdownPreview) return;
+      var max = limitOf(textarea);
+      if (max === null || textarea.dataset.markdownPreview) return;
       addHint(textarea);
-      created.push(new Preview(textarea));
+      created.push(new Preview(textarea, max));
     });
     send(created);
   }
