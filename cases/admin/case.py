@@ -20,6 +20,7 @@ from .case_views import CaseEditorialViews
 from .exchange_views import CaseExchangeViews
 from .filters import QueueFilter, TranslationFilter
 from .forms import CaseForm
+from .markdown_preview import MarkdownPreviewMixin
 from .merge_views import CaseMergeViews
 from .scheduling_views import CaseSchedulingViews
 
@@ -59,7 +60,12 @@ class RelatedCaseInline(admin.TabularInline):
 
 @admin.register(Case)
 class CaseAdmin(
-    CaseExchangeViews, CaseMergeViews, CaseSchedulingViews, CaseEditorialViews, TranslationAdmin
+    CaseExchangeViews,
+    CaseMergeViews,
+    CaseSchedulingViews,
+    CaseEditorialViews,
+    MarkdownPreviewMixin,
+    TranslationAdmin,
 ):
     form = CaseForm
     change_form_template = "admin/cases/case/change_form.html"

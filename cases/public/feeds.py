@@ -4,6 +4,7 @@ from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape
 from django.utils.translation import gettext_lazy as _
 
+from cases.markdown import plain
 from cases.models import Case
 
 FEED_SIZE = 50
@@ -28,8 +29,9 @@ class LatestCasesFeed(Feed):
         return f"{case.public_id}: {case.title}"
 
     def item_description(self, case):
-        # Atom1Feed declares the summary type="html": plain text must reach readers escaped.
-        return escape(case.summary)
+        # Atom1Feed declares the summary type="html": the summary's Markdown as plain text
+        # (feed readers differ in the HTML they accept), escaped.
+        return escape(plain(case.summary))
 
     def item_link(self, case):
         return reverse("cases:detail", args=[case.public_id])

@@ -1,4 +1,5 @@
-"""Links that keep the reader's filters, and translated text with its fallback."""
+"""Links that keep the reader's filters, and translated text with its fallback, in
+Markdown."""
 
 import functools
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from django.utils.http import urlencode
 from django.utils.translation import get_language, override
 from django.utils.translation import gettext as _
 
+from cases import markdown as case_markdown
 from cases.catalogue.filters import FACETS, NARROWING
 from cases.catalogue.vocabularies import facet_of
 from cases.models import Organisation
@@ -115,8 +117,16 @@ def tr(obj, field):
 
 
 @register.filter
-def paragraphs(text):
-    return [part.strip() for part in str(text).split("\n\n") if part.strip()]
+def markdown(text):
+    """`{{ case|tr:"summary"|markdown }}`: a case text (a str or a Translated) as HTML. The
+    template marks a fallback's language around it."""
+    return case_markdown.render(text)
+
+
+@register.filter
+def plaintext(text):
+    """A case text as one line of plain text, for a description: no Markdown, no HTML."""
+    return " ".join(case_markdown.plain(text).split())
 
 
 @register.filter
