@@ -11,7 +11,7 @@ from django.urls import reverse
 from cases.admin.forms import LinkListField
 from cases.editorial.ids import propose_case_id
 from cases.exchange.serialize import case_to_exchange
-from cases.models import Case, CaseVersion
+from cases.models import Case, CaseTransition, CaseVersion
 from tests.admin_forms import add_inline_row, change_form_data, form_errors
 from tests.factories import CaseFactory, OrganisationFactory, SourceFactory, UserFactory
 
@@ -67,12 +67,20 @@ def test_a_pending_revisions_copy_counts():
     assert propose_case_id() == "IL-2001"
 
 
-def test_a_deleted_cases_id_stays_taken_and_oddities_are_ignored():
+def test_a_deleted_cases_id_is_passed_over_and_oddities_are_ignored():
     # A deleted case's history is kept under its id: a new case must not take it over.
     CaseFactory(public_id="IL-0010")
-    for public_id in ("IL-3000", "IL-99x", "il-5000", "IL-", "IL-4000 "):
+    for public_id in ("IL-0011", "IL-0012", "IL-0013x", "IL-0013 ", "il-0013", "IL-13"):
         CaseVersion.objects.create(public_id=public_id, number=1, data={})
-    assert propose_case_id() == "IL-3001"
+    assert propose_case_id() == "IL-0013"
+    CaseTransition.objects.create(public_id="IL-0013", from_status="draft", to_status="in_review")
+    assert propose_case_id() == "IL-0014"
+
+
+def test_a_long_run_of_deleted_ids_is_passed_over():
+    for number in range(1, 46):
+        CaseVersion.objects.create(public_id=f"IL-{number:04d}", number=1, data={})
+    assert propose_case_id() == "IL-0046"
 
 
 def test_the_add_form_offers_the_proposed_id(client, editor):

@@ -33,7 +33,7 @@
                 // A link removed is a change to save (unsaved-changes.js listens).
                 list.dispatchEvent(new Event("change", {bubbles: true}));
             });
-            item.append(remove);
+            item.querySelector("input").after(remove);  // before a problem shown under it
             return item;
         }
 
