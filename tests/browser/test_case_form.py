@@ -81,6 +81,32 @@ def test_the_add_form_is_at_most_1800_pixels_tall(browser, live_server, screensh
     assert editor.input_value("#id_public_id") == "IL-0001"
 
 
+# A browser without CSS `field-sizing` (Firefox, say): admin/js/case-form.js grows the box.
+WITHOUT_FIELD_SIZING = """
+const supports = CSS.supports.bind(CSS);
+CSS.supports = (...args) => !String(args[0]).startsWith("field-sizing") && supports(...args);
+"""
+
+
+@pytest.mark.parametrize("sizing", ["css", "script"])
+def test_a_text_box_grows_with_its_text(browser, live_server, sizing):
+    UserFactory(username="eddie", role="editor")
+    editor = sign_in(browser, live_server.url, "eddie")
+    if sizing == "script":
+        editor.context.add_init_script(WITHOUT_FIELD_SIZING)
+    editor.goto(f"{live_server.url}/admin/cases/case/add/")
+    if sizing == "script":
+        editor.evaluate(
+            "document.querySelectorAll('textarea').forEach(t => t.style.fieldSizing = 'fixed')"
+        )
+    summary = editor.locator("#id_summary_en")
+    empty = summary.bounding_box()["height"]
+    summary.fill("\n".join(f"Line {n} of what happened." for n in range(12)))
+    grown = summary.bounding_box()["height"]
+    assert grown > 2 * empty, (empty, grown)
+    assert summary.evaluate("t => t.scrollHeight <= t.clientHeight + 1"), "all of it shows"
+
+
 def test_an_editor_writes_a_whole_case_in_the_folded_form(browser, live_server, screenshot):
     base = live_server.url
     UserFactory(username="eddie", role="editor")
