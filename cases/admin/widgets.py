@@ -6,6 +6,8 @@ from django import forms
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 
+from cases.rules import MAX_URL_LENGTH
+
 
 class LinkListWidget(forms.Widget):
     """A list of links, one `<input type="url">` each, all under one name, in their order.
@@ -81,12 +83,13 @@ class LinkListWidget(forms.Widget):
             described = format_html(' aria-invalid="true" aria-describedby="{}_problem"', input_id)
         return format_html(
             '<li class="url-list-item{}"><input type="url" name="{}" value="{}" id="{}"'
-            ' class="vURLField" aria-label="{}" maxlength="1000"{}>{}</li>',
+            ' class="vURLField" aria-label="{}" maxlength="{}"{}>{}</li>',
             " url-list-spare" if spare else "",
             name,
             link,
             input_id,
             _("Link %(number)s") % {"number": index + 1},
+            MAX_URL_LENGTH,
             described,
             format_html('<p class="url-list-problem" id="{}_problem">{}</p>', input_id, problem)
             if problem

@@ -53,25 +53,26 @@ def format_duration_for_people(value: datetime.timedelta | None) -> str:
     return " ".join(parts) or "0m"
 
 
-def unit(name, words):
-    """One optional `<number> <unit>` of a duration in words; only seconds take a fraction."""
-    number = r"\d+(?:[.,]\d{1,6})?" if name == "seconds" else r"\d+"
+def duration_unit(name, words):
+    """One optional `<number> <unit>` of a duration in words; only seconds take a fraction.
+    (ASCII digits only, as every number the exchange format reads: `\\d` takes others.)"""
+    number = r"[0-9]+(?:[.,][0-9]{1,6})?" if name == "seconds" else r"[0-9]+"
     return rf"(?:(?P<{name}>{number})\s*(?:{words})[\s,]*)?"
 
 
 # `2d 4h`, `3h 15m`, `45m`, `3 hours 15 minutes`, `3시간 15분`: largest unit first, each once.
 DURATION_IN_WORDS = re.compile(
     r"(?P<sign>-)?\s*"
-    + unit("days", "days|day|d|일")
-    + unit("hours", "hours|hour|hrs|hr|h|시간")
-    + unit("minutes", "minutes|minute|mins|min|m|분")
-    + unit("seconds", "seconds|second|secs|sec|s|초"),
+    + duration_unit("days", "days|day|d|일")
+    + duration_unit("hours", "hours|hour|hrs|hr|h|시간")
+    + duration_unit("minutes", "minutes|minute|mins|min|m|분")
+    + duration_unit("seconds", "seconds|second|secs|sec|s|초"),
     re.IGNORECASE,
 )
 # `03:15:00`, `1:30` (an hour and a half), and Django's `1 02:03:04.5` with days in front.
 DURATION_ON_A_CLOCK = re.compile(
-    r"(?P<sign>-)?(?:(?P<days>\d+)\s*(?:days?,?)?\s+)?(?P<hours>\d+):(?P<minutes>[0-5]\d)"
-    r"(?::(?P<seconds>[0-5]\d(?:[.,]\d{1,6})?))?",
+    r"(?P<sign>-)?(?:(?P<days>[0-9]+)\s*(?:days?,?)?\s+)?(?P<hours>[0-9]+):(?P<minutes>[0-5][0-9])"
+    r"(?::(?P<seconds>[0-5][0-9](?:[.,][0-9]{1,6})?))?",
     re.IGNORECASE,
 )
 

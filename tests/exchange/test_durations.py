@@ -54,6 +54,7 @@ def test_every_spelling_reads(text, expected):
         ("1:75", "'1:75' is not a duration such as 3h 15m, PT3H15M or 03:15:00"),
         ("PT", "'PT' is not a duration such as 3h 15m, PT3H15M or 03:15:00"),
         ("15m 3h", "'15m 3h' is not a duration such as 3h 15m, PT3H15M or 03:15:00"),
+        ("٣h", "'٣h' is not a duration such as 3h 15m, PT3H15M or 03:15:00"),
         ("-5m", "must not be negative"),
         ("-00:05:00", "must not be negative"),
         ("-PT5M", "must not be negative"),

@@ -14,6 +14,7 @@
     function setUp(widget) {
         const list = widget.querySelector(".url-list-items");
         const {addLabel, removeLabel, linkLabel, id} = widget.dataset;
+        const maxLength = list.querySelector("input").maxLength;
         let made = list.children.length;
 
         function renumber() {
@@ -45,7 +46,7 @@
             input.name = widget.dataset.name;
             input.id = `${id}_${made++}`;
             input.className = "vURLField";
-            input.maxLength = 1000;
+            input.maxLength = maxLength;
             item.append(input);
             return withRemove(item);
         }
