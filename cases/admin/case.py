@@ -16,6 +16,7 @@ from cases.editorial import transitions as workflow
 from cases.editorial.rights import WorkflowError
 from cases.models import Case, CaseRelation, CaseStep, CaseTerm, Source
 
+from .case_form import CaseFormLayout
 from .case_views import CaseEditorialViews
 from .exchange_views import CaseExchangeViews
 from .filters import QueueFilter, TranslationFilter
@@ -32,6 +33,7 @@ class CaseTermInline(admin.TabularInline):
     extra = 0
     autocomplete_fields = ["term"]
     ordering = ["position"]
+    classes = ["collapse"]
     verbose_name = gettext_lazy("term")
     verbose_name_plural = gettext_lazy("Terms (cause is chosen above)")
 
@@ -40,13 +42,21 @@ class CaseStepInline(TranslationStackedInline):
     model = CaseStep
     extra = 0
     ordering = ["kind", "position"]
-    fields = ["kind", "position", "text"]
+    # A step's English and Korean side by side, as the case's own texts.
+    fieldsets = [
+        (
+            None,
+            {"fields": [("kind", "position"), ("text_en", "text_ko")], "classes": ["side-by-side"]},
+        )
+    ]
+    classes = ["collapse"]
 
 
 class SourceInline(admin.TabularInline):
     model = Source
     extra = 0
     ordering = ["position"]
+    classes = ["collapse", "sources"]
 
 
 class RelatedCaseInline(admin.TabularInline):
@@ -54,14 +64,16 @@ class RelatedCaseInline(admin.TabularInline):
     fk_name = "from_case"
     extra = 0
     autocomplete_fields = ["to_case"]
+    classes = ["collapse"]
     verbose_name = gettext_lazy("related case")
     verbose_name_plural = gettext_lazy("related cases")
 
 
 @admin.register(Case)
 class CaseAdmin(
+    CaseMergeViews,  # first: a conflicting save shows the merge page, not the form
+    CaseFormLayout,
     CaseExchangeViews,
-    CaseMergeViews,
     CaseSchedulingViews,
     CaseEditorialViews,
     MarkdownPreviewMixin,
@@ -94,19 +106,19 @@ class CaseAdmin(
     actions = ["submit_selected", "approve_selected", "export_selected"]
     readonly_fields = ["status", "published_at", "reviewed_by", "reviewed_at", "updated_at"]
     # English and Korean side by side, a row per text, so a translator sees both at once.
+    # Every named section folds; the story starts open, and so does any section holding
+    # something or a problem (CaseFormLayout).
     fieldsets = [
         (
             None,
             {
                 "fields": [
-                    "public_id",
-                    "org",
-                    "date",
-                    "date_kind",
-                    "severity",
+                    ("public_id", "org"),
+                    ("date", "date_kind", "severity"),
                     "seen_version",
                     "opened_as",
-                ]
+                ],
+                "classes": ["basics"],
             },
         ),
         (
@@ -120,7 +132,7 @@ class CaseAdmin(
                     ("detection_en", "detection_ko"),
                     ("lessons_en", "lessons_ko"),
                 ],
-                "classes": ["side-by-side"],
+                "classes": ["collapse", "start-open", "side-by-side"],
             },
         ),
         (
@@ -131,24 +143,30 @@ class CaseAdmin(
                     ("impact_scope_en", "impact_scope_ko"),
                     ("impact_users_en", "impact_users_ko"),
                     ("impact_region_en", "impact_region_ko"),
-                    "detected_after",
-                    "resolved_after",
+                    ("detected_after", "resolved_after"),
                 ],
-                "classes": ["side-by-side"],
+                "classes": ["collapse", "side-by-side"],
             },
         ),
         (
             gettext_lazy("Links and provenance"),
-            {"fields": ["recurrence_of", "docs", "source_url", "written_by"]},
+            {
+                "fields": ["recurrence_of", "docs", "source_url", "written_by"],
+                "classes": ["collapse"],
+            },
         ),
         (
             gettext_lazy("Review"),
-            {"fields": ["status", "published_at", "reviewed_by", "reviewed_at", "updated_at"]},
+            {
+                "fields": ["status", "published_at", "reviewed_by", "reviewed_at", "updated_at"],
+                "classes": ["collapse"],
+            },
         ),
     ]
 
     class Media:
         css = {"all": ["admin/side_by_side.css"]}
+        js = ["admin/js/case-form.js", "admin/js/unsaved-changes.js"]
 
     # --- columns ------------------------------------------------------------------
 

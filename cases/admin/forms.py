@@ -7,19 +7,27 @@ paths came from; the validator's problems go back there. The normal form it retu
 the editorial save writes (cases.editorial.drafts.case_save).
 """
 
+import datetime
 import re
 
 from django import forms
+from django.contrib.admin.widgets import AdminTextareaWidget
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.validators import MaxLengthValidator
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from cases.editorial.drafts import lock_unchanged_since
+from cases.editorial.ids import taken_id_problem
 from cases.editorial.merging import opened_form
 from cases.editorial.rights import EditConflict
-from cases.exchange.spelling import format_datetime, format_duration
+from cases.exchange.fields import read_duration
+from cases.exchange.spelling import format_datetime, format_duration, format_duration_for_people
 from cases.exchange.validation import STEP_LIST_FIELDS, TERM_LIST_FIELDS, validate_case
 from cases.models import LIST_VOCABULARIES, Case, CaseStep
 from cases.rules import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS
+
+from .widgets import LinkListWidget
 
 # The inlines, by formset prefix, and the exchange lists they fill.
 TERMS, STEPS, SOURCES, RELATED = "case_terms", "steps", "sources", "outgoing_relations"
@@ -35,6 +43,69 @@ FIELD_OF_PATH = {
     "review.written_by": "written_by",
 }
 PARENT = re.compile(r"(?:\.[^.\[]+|\[\d+\])$")  # the last step of a path: `.url` or `[3]`
+DOCUMENTATION_LINK = re.compile(r"docs\[(\d+)\]")
+
+
+class DurationField(forms.Field):
+    """A duration as editors write it: `3h 15m`, `PT3H15M` or `03:15:00` (also `2d 4h`,
+    `45m`, `1:30`), read by the exchange format's own reader and refused in its words;
+    shown back as `3h 15m`."""
+
+    widget = forms.TextInput
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.help_text = self.help_text or gettext_lazy("such as 3h 15m, 45m, 2d 4h or PT3H15M")
+
+    def widget_attrs(self, widget):
+        return {**super().widget_attrs(widget), "class": "vDurationField", "spellcheck": "false"}
+
+    def prepare_value(self, value):
+        if isinstance(value, datetime.timedelta):
+            return format_duration_for_people(value)
+        return value
+
+    def to_python(self, value):
+        text = "" if value is None else str(value).strip()
+        if not text:
+            return None
+        duration, problem = read_duration(text)
+        if problem:
+            raise forms.ValidationError(problem, code="invalid")
+        return duration
+
+
+class LinkListField(forms.Field):
+    """Documentation links, one input each: the list of the links given, in their order,
+    empty inputs left out. Whether each is a link is the validator's to say (docs[i])."""
+
+    widget = LinkListWidget
+
+    def __init__(self, *, encoder=None, decoder=None, **kwargs):
+        # The model's JSONField offers its encoder and decoder, which a list of inputs does
+        # not need; nor a hidden copy of its default (show_hidden_initial).
+        kwargs["show_hidden_initial"] = False
+        super().__init__(**kwargs)
+
+    def to_python(self, value):
+        if not value:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        return [str(link).strip() for link in value if link and str(link).strip()]
+
+    def has_changed(self, initial, data):
+        return self.to_python(data) != list(initial or [])
+
+
+def short_textarea(rows):
+    """A text box `rows` high to begin with; admin/js/case-form.js grows it with its text."""
+    return AdminTextareaWidget(attrs={"rows": rows})
+
+
+# A summary is a paragraph or two, the other stories a few lines, an impact a line.
+TEXT_ROWS = {"summary": 4, **dict.fromkeys(TRANSLATED_FIELDS[2:], 3)}
+TEXT_ROWS.update({f"impact_{field}": 1 for field in IMPACT_FIELDS})
 
 
 class CaseForm(forms.ModelForm):
@@ -47,6 +118,16 @@ class CaseForm(forms.ModelForm):
     class Meta:
         model = Case
         fields = "__all__"  # noqa: DJ007 - the admin narrows this to its fieldsets
+        field_classes = {
+            "detected_after": DurationField,
+            "resolved_after": DurationField,
+            "docs": LinkListField,
+        }
+        widgets = {
+            f"{field}_{language}": short_textarea(rows)
+            for field, rows in TEXT_ROWS.items()
+            for language in LANGUAGES
+        }
 
     # Given by CaseAdmin.get_form: the request, whose inlines' formsets it validates with it.
     request = None
@@ -65,6 +146,13 @@ class CaseForm(forms.ModelForm):
             field.validators = [
                 v for v in field.validators if not isinstance(v, MaxLengthValidator)
             ]
+
+    def clean_public_id(self):
+        # Two editors offered the same new id: the second is told here, and keeps the text.
+        public_id = self.cleaned_data["public_id"]
+        if public_id and (taken := taken_id_problem(public_id, case=self.instance)):
+            raise forms.ValidationError(taken, code="taken")
+        return public_id
 
     def clean(self):
         cleaned = super().clean()
@@ -226,12 +314,24 @@ class SubmittedCase:
 
     def place(self, problems):
         for problem in problems:
+            link = DOCUMENTATION_LINK.fullmatch(problem.path)
+            if link and "docs" in self.form.fields:
+                self.place_link_problem(int(link[1]), problem.message)
+                continue
             target, field, exact = self.locate(problem.path)
             message = problem.message if exact else str(problem)
             if isinstance(target, forms.BaseForm):
                 add_once(target, field, message)
             elif message not in target.non_form_errors():
                 target.non_form_errors().append(message)
+
+    def place_link_problem(self, index, message):
+        """A documentation link's problem: beside its input, and among the field's errors
+        with the link's number (the inputs left empty do not count)."""
+        self.form.fields["docs"].widget.problems[index] = message
+        named = _("link %(number)s: %(problem)s") % {"number": index + 1, "problem": message}
+        if named not in self.form.errors.get("docs", []):
+            self.form.add_error("docs", named)
 
 
 def as_typed(value):

@@ -3,6 +3,7 @@
 - `rights`: who may edit what, and the error every refusal raises.
 - `history`: each saved state of a case, compared and authored.
 - `drafts`: saving a case's content (create, edit, restore a version, confirm a translation).
+- `ids`: the id a new case is offered, and whether an id is taken.
 - `revisions`: the working copy of a published case, and writing it back on approval.
 - `transitions`: the review workflow; also what an import and a restore do to statuses.
 - `names`: public names of organisations and terms: who may change them, and merging.

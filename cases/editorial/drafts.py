@@ -17,6 +17,7 @@ from cases.models import Case, CaseVersion
 from cases.rules import TRACKED_FIELDS
 
 from . import history
+from .ids import taken_id_problem
 from .rights import EditConflict, WorkflowError, can_edit
 from .translation_state import texts, update_translation_state
 
@@ -89,10 +90,8 @@ def case_save(*, case, data, user, seen_version=None, event=None, reason=None):
         korean_changed = korean_changed_by(target, normal)
         basis = target.translation_basis or {}
         event = event or Event.SAVED
-    if not target.draft_of_id:
-        clash = Case.objects.live().filter(public_id=normal["id"]).exclude(pk=target.pk)
-        if clash.exists():
-            raise CaseInvalid([Problem("id", _("Another case already has this id."))])
+    if not target.draft_of_id and (taken := taken_id_problem(normal["id"], case=target)):
+        raise CaseInvalid([Problem("id", taken)])
     target.last_edited_by = user
     target.edit_version += 1
     try:

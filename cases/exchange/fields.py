@@ -13,9 +13,11 @@ from cases import rules
 from cases.rules import case_id_problem, number, shown, slug_problem, url_problem
 
 from .decoding import json_type
-from .spelling import Problem, format_datetime, format_duration
+from .spelling import Problem, format_datetime, format_duration, parse_duration_for_people
 
 LONGEST_DURATION_TEXT = 40  # `P7300DT23H59M59.999999S` and the like; more is no duration
+# `7300 days, 23 hours, 59 minutes, 59.999999 seconds` (51); more is no duration either.
+LONGEST_SPOKEN_DURATION = 60
 
 
 def too_long(length, limit):
@@ -27,6 +29,65 @@ def too_long(length, limit):
 
 def shown_key(key):
     return key if key.isprintable() and len(key) <= 60 else shown(key)
+
+
+def iso_duration(value):
+    """The importer's reading of an ISO 8601 duration: a timedelta, or None when the text is
+    none. OverflowError for more days than a timedelta holds."""
+    # Django reads a bare "P" or "PT" as zero; ISO 8601 needs at least one number.
+    is_iso = value.startswith(("P", "-P")) and any(c.isdigit() for c in value)
+    if not is_iso or len(value) > LONGEST_DURATION_TEXT:
+        return None
+    try:
+        return parse_duration(value)
+    except (OverflowError, ValueError):  # more days than a timedelta holds
+        raise OverflowError(value) from None
+
+
+def spoken_duration(text):
+    """Any spelling an editor may type: ISO 8601 (also in lower case), words or a clock."""
+    if text.upper().startswith(("P", "-P")):
+        return iso_duration(text.upper())
+    if len(text) > LONGEST_SPOKEN_DURATION:
+        return None
+    return parse_duration_for_people(text)
+
+
+def within_limits(read, value, not_a_duration):
+    """(timedelta, None) for a duration `read` finds in `value` within the rules' limits,
+    else (None, why not)."""
+    try:
+        parsed = read(value)
+    except OverflowError:
+        return None, _("is longer than 20 years")
+    if parsed is None:
+        return None, not_a_duration
+    if parsed < datetime.timedelta(0):
+        return None, _("must not be negative")
+    if parsed > rules.MAX_DURATION:
+        return None, _("is longer than 20 years")
+    return parsed, None
+
+
+def read_iso_duration(value):
+    """What the importer reads: ISO 8601 only, the exchange format's one spelling."""
+    return within_limits(
+        iso_duration,
+        value,
+        _("%(value)s is not an ISO 8601 duration such as PT3H15M") % {"value": shown(value)},
+    )
+
+
+def read_duration(text):
+    """What the admin's form reads: `3h 15m`, `PT3H15M` or `03:15:00` (also `2d 4h`, `45m`,
+    `1:30`), as (timedelta, None) or (None, the problem in the importer's words)."""
+    text = text.strip()
+    return within_limits(
+        spoken_duration,
+        text,
+        _("%(value)s is not a duration such as 3h 15m, PT3H15M or 03:15:00")
+        % {"value": shown(text)},
+    )
 
 
 class FieldChecks:
@@ -181,24 +242,9 @@ class FieldChecks:
         value = self.string(path, value, required=True)
         if value is None:
             return None
-        # Django reads a bare "P" or "PT" as zero; ISO 8601 needs at least one number.
-        is_iso = value.startswith(("P", "-P")) and any(c.isdigit() for c in value)
-        try:
-            parsed = parse_duration(value) if is_iso else None
-        except (OverflowError, ValueError):  # more days than a timedelta holds
-            parsed = rules.MAX_DURATION * 2
-        if parsed is None or len(value) > LONGEST_DURATION_TEXT:
-            self.problem(
-                path,
-                _("%(value)s is not an ISO 8601 duration such as PT3H15M")
-                % {"value": shown(value)},
-            )
-            return None
-        if parsed < datetime.timedelta(0):
-            self.problem(path, _("must not be negative"))
-            return None
-        if parsed > rules.MAX_DURATION:
-            self.problem(path, _("is longer than 20 years"))
+        parsed, message = read_iso_duration(value)
+        if message:
+            self.problem(path, message)
             return None
         return format_duration(parsed)
 

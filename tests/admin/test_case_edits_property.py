@@ -22,6 +22,7 @@ TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80
 TEXTS = st.one_of(TEXT, st.sampled_from(["", " ", "x" * 5_001, "한국어 요약.", "a\x00b"]))
 DURATIONS = st.sampled_from(
     ["", "00:05:00", "-00:05:00", "1 02:03:04", "7400 00:00:00", "abc", "99999999 00:00:00"]
+    + ["3h 15m", "PT45M", "2d 4h", "-5m", "99999d", "3 hours-ish"]
 )
 DATES = st.one_of(
     st.dates().map(lambda d: d.isoformat()), st.sampled_from(["", "2024-02-30", "tomorrow"])
@@ -31,9 +32,8 @@ LINKS = st.sampled_from(
     ["", "https://example.org/pm", "javascript:alert(1)", "ftp://x.example/", "https://a b/"]
 )
 KINDS = st.sampled_from(["", "postmortem", "Post-Mortem", "blog post", "x" * 60])
-DOCS = st.sampled_from(
-    ["[]", '["https://example.org/doc"]', '["javascript:1"]', '"https://x"', "[", "[1]"]
-)
+# One value per link input, as the form sends them (empty inputs included).
+DOCS = st.lists(st.one_of(LINKS, st.sampled_from(["[", "javascript:1", "https://x"])), max_size=4)
 
 FIELD_EDITS = st.one_of(
     st.tuples(st.sampled_from(["title_en", "title_ko", "summary_en", "summary_ko"]), TEXTS),

@@ -104,6 +104,7 @@ def test_the_form_names_each_problem_beside_its_field(browser, live_server, scre
     )
     editor = sign_in(browser, base, "eddie")
     editor.goto(f"{base}/admin/cases/case/{case.pk}/change/")
+    editor.locator("summary", has_text="Cause and impact").click()  # a folded section
     editor.fill("#id_detected_after", "-00:05:00")
     editor.fill("#id_date", "2999-01-01")
     editor.fill("#id_title_en", "")
