@@ -90,7 +90,8 @@ def test_an_editor_sees_the_markdown_previewed_and_the_public_page_shows_it(
     expect(korean.locator("li")).to_have_text(["빌드가 몇 시간 쌓였다", "장애 기록 참고"])
     expect(korean.locator(LINK)).to_have_text("장애 기록")
 
-    # A step added after the page loaded gets its preview too.
+    # A step added after the page loaded gets its preview too (the steps fold: open them).
+    editor.locator("#steps-group details").evaluate("details => { details.open = true; }")
     editor.locator("#steps-group .add-row a").click()
     editor.select_option("#id_steps-0-kind", "remediation")
     editor.locator("#id_steps-0-text_en").press_sequentially(STEP_EN)

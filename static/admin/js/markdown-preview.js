@@ -142,7 +142,8 @@
     hint.className = "markdown-hint help";
     hint.textContent = config.hint;
     var heading = group.querySelector("h2");
-    if (heading) heading.insertAdjacentElement("afterend", hint);
+    // A folding section's heading sits in its <summary>: the hint goes under the band.
+    if (heading) (heading.closest("summary") || heading).insertAdjacentElement("afterend", hint);
     else group.prepend(hint);
   }
 
