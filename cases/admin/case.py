@@ -37,6 +37,9 @@ class CaseTermInline(admin.TabularInline):
     verbose_name = gettext_lazy("term")
     verbose_name_plural = gettext_lazy("Terms (cause is chosen above)")
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("term")  # each row's label
+
 
 class CaseStepInline(TranslationStackedInline):
     model = CaseStep

@@ -439,7 +439,7 @@ class CaseTerm(models.Model):
         indexes = [models.Index(fields=["term", "-case"], name="caseterm_term_case")]
 
     def __str__(self):
-        return f"{self.case_id} {self.term_id}"
+        return str(self.term)  # "Component: DNS", the label above its row in the admin
 
 
 class CaseStep(models.Model):
