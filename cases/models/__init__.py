@@ -14,20 +14,25 @@ from .catalogue import (
 )
 from .editorial import CaseTransition, CaseVersion, TermRedirect
 from .public import ContentVersion
+from .review import CaseComment, CasePresence, CommentReply, ReviewClaim
 
 __all__ = [
     "CASE_ID_RE",
     "LIST_VOCABULARIES",
     "SLUG_RE",
     "Case",
+    "CaseComment",
+    "CasePresence",
     "CaseQuerySet",
     "CaseRelation",
     "CaseStep",
     "CaseTerm",
     "CaseTransition",
     "CaseVersion",
+    "CommentReply",
     "ContentVersion",
     "Organisation",
+    "ReviewClaim",
     "Source",
     "Term",
     "TermRedirect",
