@@ -17,8 +17,9 @@ from cases.editorial.rights import WorkflowError
 from cases.models import Case, CaseRelation, CaseStep, CaseTerm, Source
 
 from .case_views import CaseEditorialViews
-from .filters import QueueFilter, TranslationFilter
+from .filters import OpenCommentsFilter, QueueFilter, TranslationFilter
 from .forms import CaseForm
+from .review_views import ReviewDeskViews
 
 Status = Case.Status
 
@@ -55,7 +56,7 @@ class RelatedCaseInline(admin.TabularInline):
 
 
 @admin.register(Case)
-class CaseAdmin(CaseEditorialViews, TranslationAdmin):
+class CaseAdmin(CaseEditorialViews, ReviewDeskViews, TranslationAdmin):
     form = CaseForm
     change_form_template = "admin/cases/case/change_form.html"
     list_display = [
@@ -65,12 +66,14 @@ class CaseAdmin(CaseEditorialViews, TranslationAdmin):
         "status_column",
         "languages_column",
         "reviewed_column",
+        "review_column",
         "modified",
     ]
     list_display_links = ["public_id", "title_column"]
     list_filter = [
         "status",
         QueueFilter,
+        OpenCommentsFilter,
         TranslationFilter,
         "org",
         ("terms", admin.RelatedOnlyFieldListFilter),

@@ -231,14 +231,15 @@ def is_editor(user, root):
     return user.pk in people or user.pk in history.authors_since_approval(root)
 
 
-def may_reply(user, comment):
-    return is_reviewer(user) or is_editor(user, comment.case)
+def may_reply(user, root):
+    """Whether the user answers comments on this case: its editors, and reviewers."""
+    return is_reviewer(user) or is_editor(user, root)
 
 
-def may_resolve(user, comment):
-    return is_reviewer(user) or (
-        user.has_perm("cases.change_case") and is_author(user, comment.case)
-    )
+def may_resolve(user, root):
+    """Whether the user resolves and reopens comments on this case: its author, and
+    reviewers."""
+    return is_reviewer(user) or (user.has_perm("cases.change_case") and is_author(user, root))
 
 
 # --- the writes -------------------------------------------------------------------------
@@ -286,7 +287,7 @@ def comment_reply(*, comment, user, text):
     text = checked_text(text, _("Write the reply first."))
     with transaction.atomic():
         comment = _locked(comment)
-        if not may_reply(user, comment):
+        if not may_reply(user, comment.case):
             raise WorkflowError(_("Only the case's editors and reviewers answer its comments."))
         return CommentReply.objects.create(comment=comment, text=text, author=user)
 
@@ -299,7 +300,7 @@ def comment_resolve(*, comment, user, note=""):
         note = checked_text(note, "")
     with transaction.atomic():
         comment = _locked(comment)
-        if not may_resolve(user, comment):
+        if not may_resolve(user, comment.case):
             raise WorkflowError(_("Only the case's author or a reviewer resolves a comment."))
         if comment.is_resolved:
             raise WorkflowError(_("This comment is already resolved."))
@@ -314,7 +315,7 @@ def comment_reopen(*, comment, user):
     """Open a resolved comment again: it was not done after all."""
     with transaction.atomic():
         comment = _locked(comment)
-        if not may_resolve(user, comment):
+        if not may_resolve(user, comment.case):
             raise WorkflowError(_("Only the case's author or a reviewer resolves a comment."))
         if not comment.is_resolved:
             raise WorkflowError(_("This comment is open."))

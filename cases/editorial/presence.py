@@ -22,6 +22,12 @@ def window():
     return datetime.timedelta(seconds=getattr(settings, "CASE_PRESENCE_WINDOW", 300))
 
 
+def heartbeat_seconds():
+    """How often an open page says it is still open (`CASE_PRESENCE_HEARTBEAT`, seconds):
+    well within the window, so that one late beat does not drop anybody."""
+    return getattr(settings, "CASE_PRESENCE_HEARTBEAT", 60)
+
+
 def presence_record(*, case, user):
     """The user has the case's page open now: one statement, an INSERT that updates the
     row already there (ON CONFLICT), so two tabs of one person never race to a duplicate."""
