@@ -61,6 +61,11 @@ def add_url(case):
 FETCH = {"headers": {"X-Requested-With": "fetch"}}
 
 
+def text(response):
+    """A page's text, with the non-breaking spaces of "3 days" as plain ones."""
+    return response.content.decode().replace("\xa0", " ")
+
+
 # --- the finding: one note per transition -----------------------------------------------
 
 
@@ -69,12 +74,12 @@ def test_a_reviewer_leaves_a_comment_on_each_field_from_the_case_page(
 ):
     """The workflow panel took one note for the whole case; now each field gets its own."""
     client.force_login(jun)
-    for path, text in [("trigger.ko", "Translate the trigger."), ("summary.en", "Which queue?")]:
-        response = client.post(add_url(in_review), {"field_path": path, "text": text})
+    for path, said in [("trigger.ko", "Translate the trigger."), ("summary.en", "Which queue?")]:
+        response = client.post(add_url(in_review), {"field_path": path, "text": said})
         assert response.status_code == 302
     client.force_login(editor)
-    html = client.get(change_url(in_review)).content.decode().replace("\xa0", " ")
-    for field, label, text in [
+    html = text(client.get(change_url(in_review)))
+    for field, label, said in [
         ("trigger_ko", "Trigger, Korean", "Translate the trigger."),
         ("summary_en", "Summary, English", "Which queue?"),
     ]:
@@ -82,7 +87,7 @@ def test_a_reviewer_leaves_a_comment_on_each_field_from_the_case_page(
             rf'<article class="comment-thread"[^>]*data-field="{field}".*?</article>', html, re.S
         )
         assert thread, field
-        assert label in thread.group() and text in thread.group()
+        assert label in thread.group() and said in thread.group()
 
 
 # --- comments through the admin --------------------------------------------------------
@@ -91,7 +96,7 @@ def test_a_reviewer_leaves_a_comment_on_each_field_from_the_case_page(
 def test_without_javascript_the_forms_stand_outside_the_case_form(client, in_review, jun):
     comment = comments.comment_add(case=in_review, user=jun, field_path="title.ko", text="x")
     client.force_login(jun)
-    html = client.get(change_url(in_review)).content.decode().replace("\xa0", " ")
+    html = text(client.get(change_url(in_review)))
     case_form = html[html.index('id="case_form"') :]
     assert f'id="comment-{comment.pk}-form"' not in case_form  # no nested forms
     assert f'form="comment-{comment.pk}-form"' in html
@@ -109,7 +114,7 @@ def test_adding_replying_resolving_and_reopening_without_javascript(client, in_r
     client.post(comment_url(in_review, comment, "resolve"), {"text": ""})
     comment.refresh_from_db()
     assert comment.is_resolved and comment.replies.get().text == "Shortened."
-    html = client.get(change_url(in_review)).content.decode().replace("\xa0", " ")
+    html = text(client.get(change_url(in_review)))
     timeline = html[html.index('class="workflow-timeline"') :]
     assert "jun commented on Lessons, Korean" in timeline and "Resolved by eddie" in timeline
     client.post(comment_url(in_review, comment, "reopen"))
@@ -121,13 +126,13 @@ def test_with_fetch_the_answer_is_the_thread(client, in_review, editor, jun):
     client.force_login(jun)
     response = client.post(add_url(in_review), {"field_path": "trigger.ko", "text": "Hm."}, **FETCH)
     assert response.status_code == 200
-    html = response.content.decode().replace("\xa0", " ")
+    html = text(response)
     assert html.lstrip().startswith('<article class="comment-thread"')
     assert 'data-field="trigger_ko"' in html
     comment = CaseComment.objects.get()
     client.force_login(editor)
     response = client.post(comment_url(in_review, comment, "resolve"), {"text": "Done."}, **FETCH)
-    assert "is-resolved" in response.content.decode().replace("\xa0", " ") and "Done." in response.content.decode().replace("\xa0", " ")
+    assert "is-resolved" in text(response) and "Done." in text(response)
 
 
 @pytest.mark.parametrize(
@@ -141,7 +146,7 @@ def test_with_fetch_the_answer_is_the_thread(client, in_review, editor, jun):
 def test_a_refused_comment_says_why(client, in_review, jun, path, words):
     client.force_login(jun)
     response = client.post(add_url(in_review), {"field_path": path, "text": "x"}, **FETCH)
-    assert response.status_code == 400 and words in response.content.decode().replace("\xa0", " ")
+    assert response.status_code == 400 and words in text(response)
     response = client.post(add_url(in_review), {"field_path": path, "text": "x"}, follow=True)
     assert response.status_code == 200
     assert words in " ".join(str(m) for m in response.context["messages"])
@@ -153,14 +158,14 @@ def test_the_comment_views_refuse_what_they_should(client, in_review, editor, ju
     stranger = UserFactory(role="editor")
     client.force_login(stranger)
     response = client.post(comment_url(in_review, comment, "resolve"), **FETCH)
-    assert response.status_code == 400 and "author or a reviewer" in response.content.decode().replace("\xa0", " ")
+    assert response.status_code == 400 and "author or a reviewer" in text(response)
     client.force_login(editor)
     assert client.get(comment_url(in_review, comment, "resolve")).status_code == 405
     assert client.post(comment_url(in_review, comment, "delete")).status_code == 403
     other = CaseFactory(status=Status.IN_REVIEW, published_at=None)
     assert client.post(comment_url(other, comment, "resolve")).status_code == 404
     response = client.post(add_url(in_review), {"field_path": "title.en", "text": "x"}, **FETCH)
-    assert response.status_code == 400 and "Only reviewers" in response.content.decode().replace("\xa0", " ")
+    assert response.status_code == 400 and "Only reviewers" in text(response)
     client.logout()
     response = client.post(add_url(in_review), {"field_path": "title.en", "text": "x"})
     assert response.status_code == 302 and "/login/" in response["Location"]
@@ -178,7 +183,7 @@ def test_resolved_comments_stay_in_the_timeline_after_a_revision_is_approved(cli
     assert not Case.objects.filter(pk=copy.pk).exists()
 
     client.force_login(jun)
-    html = client.get(change_url(live)).content.decode().replace("\xa0", " ")
+    html = text(client.get(change_url(live)))
     timeline = html[html.index('class="workflow-timeline"') :]
     entries = re.findall(r"<li[^>]*>.*?</li>", timeline, re.S)
     said = [entry for entry in entries if "commented on Title, Korean" in entry]
@@ -232,11 +237,11 @@ def test_open_comments_are_counted_on_the_dashboard(
     comments.comment_resolve(comment=done, user=editor)
     client.force_login(editor)
     with django_assert_max_num_queries(20):
-        html = client.get(reverse("admin:index")).content.decode().replace("\xa0", " ")
+        html = text(client.get(reverse("admin:index")))
     assert 'data-count="on_my_cases">3<' in html
     assert "?comments=mine" in html and reverse("admin:cases_case_review_report") in html
     client.force_login(jun)
-    html = client.get(reverse("admin:index")).content.decode().replace("\xa0", " ")
+    html = text(client.get(reverse("admin:index")))
     assert 'data-count="by_me">3<' in html and 'data-count="on_my_cases">0<' in html
 
 
@@ -268,13 +273,13 @@ def test_the_list_shows_and_filters_open_comments(client, editor, jun):
     comments.comment_add(case=with_comments, user=jun, field_path="title.ko", text="x")
     client.force_login(editor)
     url = reverse("admin:cases_case_changelist")
-    html = client.get(url).content.decode().replace("\xa0", " ")
+    html = text(client.get(url))
     assert "2 open comments" in html
-    filtered = client.get(url + "?comments=mine").content.decode().replace("\xa0", " ")
+    filtered = text(client.get(url + "?comments=mine"))
     assert "IL-0401" in filtered and "IL-0402" not in filtered
     client.force_login(jun)
-    assert "IL-0401" in client.get(url + "?comments=by_me").content.decode().replace("\xa0", " ")
-    assert "IL-0401" not in client.get(url + "?comments=mine").content.decode().replace("\xa0", " ")
+    assert "IL-0401" in text(client.get(url + "?comments=by_me"))
+    assert "IL-0401" not in text(client.get(url + "?comments=mine"))
 
 
 def test_the_review_queue_waits_oldest_first_and_says_how_long(
@@ -288,7 +293,7 @@ def test_the_review_queue_waits_oldest_first_and_says_how_long(
     client.force_login(jun)
     url = reverse("admin:cases_case_changelist") + "?queue=review"
     with django_assert_max_num_queries(25):
-        html = client.get(url).content.decode().replace("\xa0", " ")
+        html = text(client.get(url))
     rows = re.findall(r"IL-05\d\d", html)
     assert [r for i, r in enumerate(rows) if r not in rows[:i]] == ["IL-0502", "IL-0503", "IL-0501"]
     assert "waiting 3 days" in html and "waiting 1 day" in html
@@ -320,17 +325,17 @@ def claim(client, case, action):
 
 def test_claiming_taking_over_and_releasing_from_the_case_page(client, in_review, jun, mina):
     client.force_login(jun)
-    html = client.get(change_url(in_review)).content.decode().replace("\xa0", " ")
+    html = text(client.get(change_url(in_review)))
     assert "Nobody is reviewing this case yet." in html and "Claim this review" in html
     claim(client, in_review, "take")
-    html = client.get(change_url(in_review)).content.decode().replace("\xa0", " ")
+    html = text(client.get(change_url(in_review)))
     assert re.search(r"Reviewing since \d\d:\d\d — Jun", html) and ">Release<" in html
 
     client.force_login(mina)
-    html = client.get(change_url(in_review)).content.decode().replace("\xa0", " ")
+    html = text(client.get(change_url(in_review)))
     assert "Take over from Jun" in html
     response = claim(client, in_review, "take")
-    assert "Jun is already reviewing this case" in response.content.decode().replace("\xa0", " ")
+    assert "Jun is already reviewing this case" in text(response)
     claim(client, in_review, "take_over")
     assert claims.active_claim(in_review).reviewer == mina
     claim(client, in_review, "release")
@@ -352,21 +357,21 @@ def test_the_case_page_says_who_else_has_it_open(client, in_review, editor, jun)
     client.force_login(editor)
     client.get(change_url(in_review))
     client.force_login(jun)
-    html = client.get(change_url(in_review)).content.decode().replace("\xa0", " ")
+    html = text(client.get(change_url(in_review)))
     assert "Also open: eddie, just now" in html
     client.force_login(editor)
-    html = client.get(change_url(in_review)).content.decode().replace("\xa0", " ")
+    html = text(client.get(change_url(in_review)))
     assert "Also open: Jun, just now" in html and "eddie, just now" not in html
 
     CasePresence.objects.filter(user=jun).update(
         last_seen=timezone.now() - datetime.timedelta(minutes=2)
     )
-    html = client.get(change_url(in_review)).content.decode().replace("\xa0", " ")
+    html = text(client.get(change_url(in_review)))
     assert "Also open: Jun, 2 minutes ago" in html
     CasePresence.objects.filter(user=jun).update(
         last_seen=timezone.now() - datetime.timedelta(minutes=6)
     )
-    assert "Also open" not in client.get(change_url(in_review)).content.decode().replace("\xa0", " ")
+    assert "Also open" not in text(client.get(change_url(in_review)))
 
 
 def test_the_heartbeat_keeps_a_person_listed(client, in_review, editor, jun):
@@ -374,9 +379,7 @@ def test_the_heartbeat_keeps_a_person_listed(client, in_review, editor, jun):
     client.force_login(editor)
     url = reverse("admin:cases_case_presence", args=[in_review.pk])
     response = client.post(url, **FETCH)
-    assert response.status_code == 200 and response.content.decode().replace("\xa0", " ").strip() == (
-        "Also open: Jun, just now"
-    )
+    assert response.status_code == 200 and text(response).strip() == ("Also open: Jun, just now")
     assert CasePresence.objects.filter(user=editor, case=in_review).exists()
     assert client.get(url).status_code == 405
     client.logout()
@@ -392,7 +395,7 @@ def test_what_changed_since_the_last_review_is_one_click(client, editor, jun):
     case = drafts.case_save(case=case, data=exchange_form(case), user=editor)
     workflow.case_submit(case=case, user=editor)
     client.force_login(jun)
-    html = client.get(change_url(case)).content.decode().replace("\xa0", " ")
+    html = text(client.get(change_url(case)))
     assert "First review" in html and "What changed since the last review" not in html
 
     workflow.case_request_changes(case=case, user=jun, note="Say how.")
@@ -402,12 +405,12 @@ def test_what_changed_since_the_last_review_is_one_click(client, editor, jun):
     drafts.case_save(case=case, data=data, user=editor)
     workflow.case_submit(case=case, user=editor)
     current = claims.current_version(case)
-    html = client.get(change_url(case)).content.decode().replace("\xa0", " ")
+    html = text(client.get(change_url(case)))
     link = re.search(r'<a class="changed-since-review" href="([^"]+)"', html)
     assert link
     url = link.group(1).replace("&amp;", "&")
     assert url.endswith(f"?a={reviewed.number}&b={current.number}")
-    compared = client.get(url).content.decode().replace("\xa0", " ")
+    compared = text(client.get(url))
     # An inline's row (a remediation step) is compared as the exchange format has it.
     assert "remediation[0].en" in compared and "Restart the queue workers." in compared
 
@@ -417,7 +420,7 @@ def test_nothing_changed_since_the_last_review(client, editor, jun):
     workflow.case_request_changes(case=case, user=jun, note="Hm.")
     workflow.case_submit(case=case, user=editor)
     client.force_login(jun)
-    html = client.get(change_url(case)).content.decode().replace("\xa0", " ")
+    html = text(client.get(change_url(case)))
     assert "Nothing was saved since the last review." in html
 
 
@@ -440,7 +443,7 @@ def test_the_report_lists_the_longest_waiting_and_the_longest_stale(
     client.force_login(editor)
     url = reverse("admin:cases_case_review_report")
     with django_assert_max_num_queries(12):
-        html = client.get(url).content.decode().replace("\xa0", " ")
+        html = text(client.get(url))
     waiting = html[html.index("report-waiting") : html.index("stale-heading")]
     stale = html[html.index("report-stale") :]
     assert waiting.index("IL-0702") < waiting.index("IL-0701") and "waiting 1 week" in waiting
