@@ -90,11 +90,21 @@ def field_places(case):
     return place
 
 
+def named(user):
+    return display_name(user) if user else _("someone")
+
+
 def placed(threads, place):
-    """Give each comment its field's label and the place of that field on the form."""
+    """Give each comment its field's label, the place of that field on the form, and the
+    names its readers know its people by."""
     for comment in threads:
         comment.label = comments.field_label(comment.field_path) or comment.field_path
         comment.place = place(comment.field_path)
+        comment.author_name, comment.resolver_name = named(comment.author), ""
+        if comment.is_resolved:
+            comment.resolver_name = named(comment.resolved_by)
+        for reply in comment.replies.all():
+            reply.author_name = named(reply.author)
     return threads
 
 
@@ -338,7 +348,12 @@ class ReviewDeskViews:
         parts = []
         if case.status == Status.IN_REVIEW:
             if case.submitted_at:
-                parts.append(_("waiting %(age)s") % {"age": age(case.submitted_at, now)})
+                waited = (now or timezone.now()) - case.submitted_at
+                parts.append(
+                    _("just submitted")
+                    if waited.total_seconds() < 60
+                    else _("waiting %(age)s") % {"age": age(case.submitted_at, now)}
+                )
             if getattr(case, "claimed_by", None):
                 local = timezone.localtime(case.claimed_at)
                 parts.append(
@@ -352,7 +367,7 @@ class ReviewDeskViews:
             )
         return parts
 
-    @admin.display(description=gettext_lazy("review"), ordering="submitted_at")
+    @admin.display(description=gettext_lazy("review desk"), ordering="submitted_at")
     def review_column(self, case):
         return " · ".join(self.review_state(case)) or "—"
 

@@ -10,6 +10,7 @@ app server must see the others' signs.
 import datetime
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -33,12 +34,18 @@ def presence_record(*, case, user):
     row already there (ON CONFLICT), so two tabs of one person never race to a duplicate."""
     if not user.has_perm("cases.view_case"):
         raise WorkflowError(_("You do not have the right to view cases."))
-    CasePresence.objects.bulk_create(
-        [CasePresence(case_id=case.pk, user_id=user.pk, last_seen=timezone.now())],
-        update_conflicts=True,
-        unique_fields=["case", "user"],
-        update_fields=["last_seen"],
-    )
+    try:
+        with transaction.atomic():
+            CasePresence.objects.bulk_create(
+                [CasePresence(case_id=case.pk, user_id=user.pk, last_seen=timezone.now())],
+                update_conflicts=True,
+                unique_fields=["case", "user"],
+                update_fields=["last_seen"],
+            )
+    except IntegrityError:
+        # The case went meanwhile (an approved revision's working copy is deleted while
+        # its page is still open): there is nobody to tell.
+        pass
 
 
 def present_others(*, case, user):

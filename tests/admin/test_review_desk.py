@@ -116,7 +116,7 @@ def test_adding_replying_resolving_and_reopening_without_javascript(client, in_r
     assert comment.is_resolved and comment.replies.get().text == "Shortened."
     html = text(client.get(change_url(in_review)))
     timeline = html[html.index('class="workflow-timeline"') :]
-    assert "jun commented on Lessons, Korean" in timeline and "Resolved by eddie" in timeline
+    assert "Jun commented on Lessons, Korean" in timeline and "Resolved by eddie" in timeline
     client.post(comment_url(in_review, comment, "reopen"))
     comment.refresh_from_db()
     assert not comment.is_resolved

@@ -51,15 +51,21 @@
     );
   }
 
-  /* The box beside (below) a field that holds its threads and its composer. */
+  /* The box beside (below) a field that holds its "Comment" controls, then its threads. */
   function boxOf(anchor) {
-    let box = anchor.querySelector(":scope > .field-comments");
+    const group = anchor.classList.contains("inline-group");
+    // An inline's box stands under its heading, inside it; a field's is its last child.
+    let box = anchor.querySelector(group ? ".field-comments.of-inline" : ":scope > .field-comments");
     if (box) {
       return box;
     }
     box = document.createElement("div");
     box.className = "field-comments";
+    const tools = document.createElement("div");
+    tools.className = "field-comment-tools";
+    box.appendChild(tools);
     if (anchor.tagName === "TR") {
+      box.classList.add("in-table");
       const row = document.createElement("tr");
       row.className = "field-comments-row";
       const cell = document.createElement("td");
@@ -69,7 +75,8 @@
       anchor.after(row);
       return box;
     }
-    if (anchor.classList.contains("inline-group")) {
+    if (group) {
+      box.classList.add("of-inline");
       const heading = anchor.querySelector("h2");
       (heading || anchor.firstElementChild).after(box);
       return box;
@@ -155,6 +162,9 @@
   /* A reviewer's "Comment" control beside each field the panel's list names. */
   function composerFor(anchor, path, label) {
     const box = boxOf(anchor);
+    const tool = document.createElement("div");
+    tool.className = "field-comment-tool";
+    box.querySelector(":scope > .field-comment-tools").appendChild(tool);
     const toggle = document.createElement("button");
     toggle.type = "button";
     toggle.className = "field-comment-toggle";
@@ -164,7 +174,7 @@
       : texts.comment;
     toggle.setAttribute("aria-label", texts.on + " " + label);
     toggle.setAttribute("aria-expanded", "false");
-    box.prepend(toggle);
+    tool.appendChild(toggle);
 
     let composer = null;
     toggle.addEventListener("click", function () {
@@ -187,7 +197,7 @@
       send.textContent = texts.add;
       const cancel = document.createElement("button");
       cancel.type = "button";
-      cancel.className = "button cancel-link";
+      cancel.className = "field-comment-cancel";
       cancel.textContent = texts.cancel;
       composer.append(text, send, cancel);
       toggle.after(composer);
