@@ -113,14 +113,18 @@ def age(moment, now=None):
     return timesince(moment, now or timezone.now(), depth=1)
 
 
-def claim_label(claim):
-    """ "Reviewing since 10:02 — Jun" (with the date when it was not today)."""
-    local = timezone.localtime(claim.claimed_at)
-    when = local.strftime("%H:%M")
+def clock(moment):
+    """10:02 today; 2025-06-01 10:02 another day."""
+    local = timezone.localtime(moment)
     if local.date() != timezone.localdate():
-        when = local.strftime("%Y-%m-%d %H:%M")
+        return local.strftime("%Y-%m-%d %H:%M")
+    return local.strftime("%H:%M")
+
+
+def claim_label(claim):
+    """ "Reviewing since 10:02 — Jun"."""
     return _("Reviewing since %(when)s — %(name)s") % {
-        "when": when,
+        "when": clock(claim.claimed_at),
         "name": display_name(claim.reviewer),
     }
 
@@ -355,10 +359,9 @@ class ReviewDeskViews:
                     else _("waiting %(age)s") % {"age": age(case.submitted_at, now)}
                 )
             if getattr(case, "claimed_by", None):
-                local = timezone.localtime(case.claimed_at)
                 parts.append(
-                    _("%(name)s since %(when)s")
-                    % {"name": case.claimed_by, "when": local.strftime("%H:%M")}
+                    _("%(name)s reviewing since %(when)s")
+                    % {"name": case.claimed_by, "when": clock(case.claimed_at)}
                 )
         count = getattr(case, "open_comment_count", 0) or 0
         if count:

@@ -297,7 +297,7 @@ def test_the_review_queue_waits_oldest_first_and_says_how_long(
     rows = re.findall(r"IL-05\d\d", html)
     assert [r for i, r in enumerate(rows) if r not in rows[:i]] == ["IL-0502", "IL-0503", "IL-0501"]
     assert "waiting 3 days" in html and "waiting 1 day" in html
-    assert re.search(r"Mina since \d\d:\d\d", html)
+    assert re.search(r"Mina reviewing since \d\d:\d\d", html)
 
     # More cases in the queue cost no more queries.
     def queries():
