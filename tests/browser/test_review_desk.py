@@ -11,7 +11,7 @@ from django.utils import timezone
 from cases.editorial import drafts
 from cases.editorial import transitions as workflow
 from cases.editorial.revisions import exchange_form
-from cases.models import Case, CaseComment
+from cases.models import Case, CaseComment, CasePresence
 from tests.browser.conftest import DESKTOP
 from tests.factories import CaseFactory, CaseStepFactory, OrganisationFactory, UserFactory
 
@@ -71,7 +71,9 @@ def thread_beside(page, field):
 def test_comments_beside_fields_claims_presence_and_what_changed(
     browser, live_server, screenshot, settings
 ):
-    settings.CASE_PRESENCE_HEARTBEAT = 1  # the open pages tell each other at once
+    # No heartbeat until the end: SQLite in tests (transactions not begun IMMEDIATE, see
+    # incidentlib/settings/test.py) may refuse a save while another request writes.
+    settings.CASE_PRESENCE_HEARTBEAT = 3600
     base = live_server.url
     editor_user = UserFactory(username="eddie", role="editor", first_name="Eddie")
     UserFactory(username="jun", role="reviewer", first_name="Jun")
@@ -146,7 +148,13 @@ def test_comments_beside_fields_claims_presence_and_what_changed(
     assert thread_beside(editor, "trigger_ko").count() == 1
     assert "Name the queue." in editor.inner_text(".workflow-timeline")
 
-    # The reviewer's open page learned of the editor by its heartbeat, without a reload.
+    # The reviewer's page, open before the editor opens theirs, learns of the editor by its
+    # heartbeat, without a reload.
+    settings.CASE_PRESENCE_HEARTBEAT = 1
+    CasePresence.objects.filter(user=editor_user).delete()  # as if long ago
+    reviewer.goto(change)
+    assert "Eddie" not in reviewer.inner_text("#case-presence")
+    editor.goto(change)
     reviewer.wait_for_function(
         "() => document.getElementById('case-presence').textContent.includes('Eddie')"
     )
