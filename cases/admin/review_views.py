@@ -109,7 +109,7 @@ def placed(threads, place):
 
 
 def age(moment, now=None):
-    """ "3 days", "2 minutes" (the largest unit only); "0 minutes" is said "just now"."""
+    """ "3 days", "2 minutes": the largest unit only (under a minute, callers say so)."""
     return timesince(moment, now or timezone.now(), depth=1)
 
 
