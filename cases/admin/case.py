@@ -19,10 +19,11 @@ from cases.models import Case, CaseRelation, CaseStep, CaseTerm, Source
 from .case_form import CaseFormLayout
 from .case_views import CaseEditorialViews
 from .exchange_views import CaseExchangeViews
-from .filters import QueueFilter, TranslationFilter
+from .filters import OpenCommentsFilter, QueueFilter, TranslationFilter
 from .forms import CaseForm
 from .markdown_preview import MarkdownPreviewMixin
 from .merge_views import CaseMergeViews
+from .review_views import ReviewDeskViews
 from .scheduling_views import CaseSchedulingViews
 
 Status = Case.Status
@@ -79,6 +80,7 @@ class CaseAdmin(
     CaseExchangeViews,
     CaseSchedulingViews,
     CaseEditorialViews,
+    ReviewDeskViews,  # after CaseEditorialViews: it turns the timeline into its entries
     MarkdownPreviewMixin,
     TranslationAdmin,
 ):
@@ -91,12 +93,14 @@ class CaseAdmin(
         "status_column",
         "languages_column",
         "reviewed_column",
+        "review_column",
         "modified",
     ]
     list_display_links = ["public_id", "title_column"]
     list_filter = [
         "status",
         QueueFilter,
+        OpenCommentsFilter,
         TranslationFilter,
         "org",
         ("terms", admin.RelatedOnlyFieldListFilter),

@@ -5,7 +5,8 @@ from django.db.models import Exists, Max, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
-from cases.models import Case, CaseVersion
+from cases.editorial.comments import mine
+from cases.models import Case, CaseComment, CaseVersion
 
 Status = Case.Status
 
@@ -90,4 +91,30 @@ class TranslationFilter(admin.SimpleListFilter):
             return queryset.filter(**{value: True})
         if value == "complete":
             return queryset.filter(ko_missing=False, en_missing=False, ko_stale=False)
+        return queryset
+
+
+class OpenCommentsFilter(admin.SimpleListFilter):
+    """Cases with review comments still open (on their case, for a working copy)."""
+
+    title = _("review comments")
+    parameter_name = "comments"
+
+    def lookups(self, request, model_admin):
+        choices = [("open", _("Has open comments")), ("mine", _("Open comments on my cases"))]
+        if request.user.has_perm("cases.review_case"):
+            choices.append(("by_me", _("My comments still open")))
+        return choices
+
+    def queryset(self, request, queryset):
+        comments = CaseComment.objects.open().filter(
+            case=Coalesce(OuterRef("draft_of"), OuterRef("pk"))
+        )
+        value = self.value()
+        if value == "open":
+            return queryset.filter(Exists(comments))
+        if value == "mine":
+            return queryset.filter(Exists(comments) & mine(request.user))
+        if value == "by_me":
+            return queryset.filter(Exists(comments.filter(author=request.user)))
         return queryset

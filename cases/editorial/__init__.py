@@ -8,4 +8,6 @@
 - `transitions`: the review workflow; also what an import and a restore do to statuses.
 - `names`: public names of organisations and terms: who may change them, and merging.
 - `roles`, `translation_state`: the editorial groups; whether the Korean is current.
+- `comments`, `claims`, `presence`: the review desk: comments on a case's fields, who is
+  reviewing it (and what its last review saw), who else has its page open.
 """

@@ -116,6 +116,7 @@ def case_confirm_translation(*, case, user):
         update_fields=[
             "translation_basis",
             "ko_stale",
+            "ko_stale_since",
             "ko_missing",
             "en_missing",
             "edit_version",

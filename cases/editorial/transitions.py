@@ -27,6 +27,7 @@ from cases.models import Case, CaseVersion
 
 from . import history, notifications
 from .audit import log, log_many
+from .claims import claim_end_with_review
 from .revisions import case_start_revision, publish_revision
 from .rights import WorkflowError, can_edit, display_name
 from .translation_state import stale_fields
@@ -146,6 +147,7 @@ def _locked_for(name, *, case, user, note):
         raise WorkflowError(
             _("“%(action)s” needs a note saying why.") % {"action": transition.label}
         )
+    claim_end_with_review(case=case)  # leaving review, or a new round of it
     return case, transition
 
 
@@ -157,8 +159,8 @@ def _transition(name, *, case, user, note=""):
         case.status = transition.target
         fields = ["status", "modified"]
         if name == "submit":
-            case.submitted_by = user
-            fields.append("submitted_by")
+            case.submitted_by, case.submitted_at = user, timezone.now()
+            fields += ["submitted_by", "submitted_at"]
         case.save(update_fields=fields)
         recorded = log(case, transition.audit_code, from_status, case.status, user, note)
         notifications.transition_recorded(recorded)

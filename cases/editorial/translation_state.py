@@ -7,6 +7,8 @@ differ and the Korean is flagged as possibly stale until an editor changes or co
 
 import hashlib
 
+from django.utils import timezone
+
 from cases.rules import REQUIRED_TRANSLATIONS, TRACKED_FIELDS
 
 
@@ -53,5 +55,8 @@ def update_translation_state(case, *, korean_changed=None, confirm=False):
             basis[field] = english_hash(english)
     case.translation_basis = basis
     case.ko_stale = bool(stale_fields(case))
+    # Since when, for the report of the longest stale: kept while it stays stale.
+    stale_since = getattr(case, "ko_stale_since", None)
+    case.ko_stale_since = (stale_since or timezone.now()) if case.ko_stale else None
     case.ko_missing = bool(missing_fields(case, "ko"))
     case.en_missing = bool(missing_fields(case, "en"))

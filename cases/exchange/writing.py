@@ -38,7 +38,7 @@ CONTENT_FIELDS = (
     ["search_text", "org", "date", "date_kind", "severity", "root_cause"]
     + ["detected_after", "resolved_after", "docs", "written_by", "reviewed_by", "reviewed_at"]
     + ["source_url", "updated_at", "import_fingerprint"]
-    + ["translation_basis", "ko_missing", "en_missing", "ko_stale"]
+    + ["translation_basis", "ko_missing", "en_missing", "ko_stale", "ko_stale_since"]
     + [f"{f}_{lang}" for f in TRANSLATED_FIELDS for lang in LANGUAGES]
     + [f"impact_{f}_{lang}" for f in IMPACT_FIELDS for lang in LANGUAGES]
 )
@@ -146,7 +146,7 @@ def case_columns(data, orgs, terms, words=None):
     # An import brings both languages at once: every Korean text is current.
     state = SimpleNamespace(**columns, translation_basis={})
     update_translation_state(state)
-    for name in ("translation_basis", "ko_stale", "ko_missing", "en_missing"):
+    for name in ("translation_basis", "ko_stale", "ko_stale_since", "ko_missing", "en_missing"):
         columns[name] = getattr(state, name)
     return columns
 
@@ -293,9 +293,10 @@ def write_case(case, data, *, translation_basis=None, korean_changed=None):
     `korean_changed` is (see editorial.translation_state).
     """
     orgs, terms = ensure_organisations([data]), ensure_terms([data])
+    stale_since = case.ko_stale_since
     fill_case(case, data, orgs, terms)
     if translation_basis is not None:
-        case.translation_basis = translation_basis
+        case.translation_basis, case.ko_stale_since = translation_basis, stale_since
         update_translation_state(case, korean_changed=korean_changed)
     case.save()
     replace_children([(case.pk, data)], terms)

@@ -15,6 +15,7 @@ from .catalogue import (
 from .editorial import CaseTransition, CaseVersion, TermRedirect
 from .preferences import EditorPreference
 from .public import ContentVersion
+from .review import CaseComment, CasePresence, CommentReply, ReviewClaim
 from .scheduling import ScheduledTransition
 from .uploads import PendingImport
 
@@ -23,17 +24,21 @@ __all__ = [
     "LIST_VOCABULARIES",
     "SLUG_RE",
     "Case",
+    "CaseComment",
+    "CasePresence",
     "CaseQuerySet",
     "CaseRelation",
     "CaseStep",
     "CaseTerm",
     "CaseTransition",
     "CaseVersion",
+    "CommentReply",
     "ContentVersion",
     "EditorPreference",
     "Organisation",
     "PendingImport",
     "ScheduledTransition",
+    "ReviewClaim",
     "Source",
     "Term",
     "TermRedirect",

@@ -304,6 +304,8 @@ class Case(models.Model):
     created_by = editor_field(_("created by"))
     last_edited_by = editor_field(_("last edited by"))
     submitted_by = editor_field(_("submitted by"))
+    # When it was last submitted for review: the review queue waits oldest first.
+    submitted_at = models.DateTimeField(_("submitted at"), null=True, blank=True, editable=False)
     # Bumped by every editorial save: a form saved against an older number is refused.
     edit_version = models.PositiveIntegerField(default=0, editable=False)
     # For each translated field, a hash of the English text the Korean was written
@@ -313,6 +315,8 @@ class Case(models.Model):
     ko_missing = models.BooleanField(_("Korean missing"), default=False, editable=False)
     en_missing = models.BooleanField(_("English missing"), default=False, editable=False)
     ko_stale = models.BooleanField(_("Korean possibly stale"), default=False, editable=False)
+    # Since when, while `ko_stale`; set and cleared with it (editorial.translation_state).
+    ko_stale_since = models.DateTimeField(null=True, blank=True, editable=False)
     created = models.DateTimeField(auto_now_add=True)
     modified = models.DateTimeField(auto_now=True)
 

@@ -1,7 +1,8 @@
 from django import template
 
 from cases.admin.filters import QUEUES, queue_query
-from cases.models import Case
+from cases.editorial import comments
+from cases.models import Case, ReviewClaim
 
 register = template.Library()
 
@@ -16,3 +17,18 @@ def editorial_queues(user):
         (name, label, Case.objects.filter(queue_query(name, user)).count())
         for name, label in queues
     ]
+
+
+@register.simple_tag
+def review_desk_counts(user):
+    """The dashboard's review desk: open comments on the user's cases and, for a reviewer,
+    their own comments still open and the reviews they claimed. One count query each."""
+    if not user.has_perm("cases.view_case"):
+        return None
+    counts = {"on_my_cases": comments.open_comments_on_cases_of(user)}
+    if user.has_perm("cases.review_case"):
+        counts["by_me"] = comments.open_comments_by(user)
+        counts["claimed"] = ReviewClaim.objects.filter(
+            reviewer=user, ended_at__isnull=True, case__status=Case.Status.IN_REVIEW
+        ).count()
+    return counts

@@ -48,9 +48,14 @@ def database_from_env(default_sqlite_path):
         config.setdefault("OPTIONS", {})["options"] = f"-c work_mem={work_mem}"
     elif config["ENGINE"] == "django.db.backends.sqlite3":
         # Persistent connections buy nothing for a local file; WAL lets the
-        # dev server read while an import writes.
+        # dev server read while an import writes. A transaction takes the write lock when it
+        # begins (IMMEDIATE): one that read first and wrote after another's commit would
+        # otherwise fail at once with "database is locked" (an editor's save while an open
+        # case page sends its heartbeat), where waiting its turn succeeds.
         config["CONN_MAX_AGE"] = 0
-        config.setdefault("OPTIONS", {})["init_command"] = "PRAGMA journal_mode=WAL;"
+        options = config.setdefault("OPTIONS", {})
+        options["init_command"] = "PRAGMA journal_mode=WAL;"
+        options["transaction_mode"] = "IMMEDIATE"
     else:
         raise ImproperlyConfigured(f"DATABASE_URL names an unsupported engine: {config['ENGINE']}")
     return config

@@ -16,6 +16,9 @@ if not os.environ.get("DATABASE_URL"):
     TEST_FILE = VAR_DIR / os.environ.get("TEST_SQLITE_NAME", "test.sqlite3")  # noqa: F405
     DATABASES = {"default": database_from_env(TEST_FILE)}
     DATABASES["default"]["TEST"] = {"NAME": str(TEST_FILE)}
+    # Each test runs in one transaction: begun IMMEDIATE it would hold the write lock for
+    # the whole test, and a manage.py the test runs on the same file would wait in vain.
+    del DATABASES["default"]["OPTIONS"]["transaction_mode"]
 STORAGES["staticfiles"]["BACKEND"] = (  # noqa: F405
     "django.contrib.staticfiles.storage.StaticFilesStorage"
 )
