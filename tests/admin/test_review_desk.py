@@ -462,12 +462,12 @@ def test_the_report_is_for_staff_with_the_right_to_view(client):
 
 
 def test_submitted_at_is_backfilled_from_the_transitions(editor):
-    """What migration 0022 does, on rows made as before it."""
+    """What migration 0024 does, on rows made as before it."""
     from importlib import import_module
 
     from django.apps import apps
 
-    migration = import_module("cases.migrations.0022_review_desk")
+    migration = import_module("cases.migrations.0024_review_desk")
     case = workflow.case_submit(case=new_case(editor), user=editor)
     at = CaseTransition.objects.get(action="incidentlib.case.submitted").at
     stale = CaseFactory(ko_stale=True)
