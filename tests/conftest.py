@@ -54,3 +54,33 @@ def fresh_facet_index():
     from cases.catalogue.facet_index import forget
 
     forget()
+
+
+# --- the people of most editorial tests -------------------------------------------------
+
+
+@pytest.fixture
+def editor():
+    from tests.factories import UserFactory
+
+    return UserFactory(username="eddie", role="editor", email="eddie@example.org")
+
+
+@pytest.fixture
+def reviewer():
+    from tests.factories import UserFactory
+
+    return UserFactory(
+        username="rita",
+        role="reviewer",
+        first_name="Rita",
+        last_name="Park",
+        email="rita@example.org",
+    )
+
+
+@pytest.fixture
+def second_reviewer():
+    from tests.factories import UserFactory
+
+    return UserFactory(username="ravi", role="reviewer", email="ravi@example.org")

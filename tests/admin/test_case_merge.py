@@ -16,16 +16,6 @@ Status = Case.Status
 
 
 @pytest.fixture
-def editor():
-    return UserFactory(username="eddie", role="editor")
-
-
-@pytest.fixture
-def reviewer():
-    return UserFactory(username="rita", role="reviewer")
-
-
-@pytest.fixture
 def case(editor):
     case = CaseFactory(
         status=Status.DRAFT,

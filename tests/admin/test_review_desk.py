@@ -20,11 +20,6 @@ Status = Case.Status
 
 
 @pytest.fixture
-def editor():
-    return UserFactory(username="eddie", role="editor")
-
-
-@pytest.fixture
 def jun():
     return UserFactory(username="jun", role="reviewer", first_name="Jun")
 

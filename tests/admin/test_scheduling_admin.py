@@ -20,16 +20,6 @@ State = ScheduledTransition.State
 
 
 @pytest.fixture
-def editor():
-    return UserFactory(username="eddie", role="editor")
-
-
-@pytest.fixture
-def reviewer():
-    return UserFactory(username="rita", role="reviewer", first_name="Rita", last_name="Park")
-
-
-@pytest.fixture
 def in_review(editor):
     case = CaseFactory(
         public_id="IL-0700", status=Status.DRAFT, published_at=None, created_by=editor

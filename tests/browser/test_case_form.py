@@ -8,7 +8,8 @@ import pytest
 
 from cases.exchange.serialize import case_to_exchange
 from cases.models import Case, Organisation, Source, Vocabulary
-from tests.browser.conftest import DESKTOP, PHONE
+from tests.browser.conftest import PHONE
+from tests.browser.editors import sign_in
 from tests.factories import CaseFactory, CaseStepFactory, SourceFactory, TermFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -18,18 +19,6 @@ MOST_ADD_FORM_HEIGHT = 1_800
 LAPTOP = {"width": 1366, "height": 768}
 OPEN_EVERY_SECTION = "document.querySelectorAll('#case_form details').forEach(d => d.open = true)"
 PAGE_OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
-
-
-def sign_in(browser, base, username, viewport=DESKTOP):
-    context = browser.new_context(viewport=viewport, locale="en-US")
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", "pw")
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base}/admin/")
-    return page
 
 
 def section(page, heading):

@@ -4,21 +4,10 @@ import pytest
 
 from cases.models import Case, Organisation
 from tests.browser.conftest import DESKTOP
+from tests.browser.editors import sign_in
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def sign_in(browser, base, username):
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", "pw")
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base}/admin/")
-    return page
 
 
 def fill_translated(page, field, english, korean):

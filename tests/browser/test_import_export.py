@@ -6,7 +6,7 @@ import json
 import pytest
 
 from cases.models import Case
-from tests.browser.test_editorial import sign_in
+from tests.browser.editors import sign_in
 from tests.conftest import SEED
 from tests.factories import UserFactory
 

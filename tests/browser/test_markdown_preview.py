@@ -6,17 +6,12 @@ from playwright.sync_api import expect
 
 from cases.models import Case, Organisation
 from tests.browser.conftest import DESKTOP, SCREENSHOTS
+from tests.browser.editors import csp_reports, sign_in
 from tests.browser.test_editorial import workflow_button
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-RECORD_VIOLATIONS = """
-window.cspViolations = [];
-document.addEventListener("securitypolicyviolation", (event) => {
-  window.cspViolations.push(`${event.violatedDirective} ${event.blockedURI}`);
-});
-"""
 SUMMARY_EN = (
     "The deploy queue **stalled**:\n\n- builds queued for hours\n"
     "- see [the incident log](https://example.org/log)"
@@ -26,27 +21,6 @@ SUMMARY_KO = (
 )
 STEP_EN = "Drained the queue:\n\n1. paused the producers\n2. scaled the `consumers`"
 LINK = 'a[href="https://example.org/log"][rel="nofollow noopener"]'
-
-
-def signed_in(browser, base, username):
-    """A page signed in as `username`, recording CSP violations and console messages."""
-    context = browser.new_context(viewport=DESKTOP, locale="en-US")
-    context.add_init_script(RECORD_VIOLATIONS)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.console_messages = []
-    page.on("console", lambda message: page.console_messages.append(message.text))
-    page.goto(f"{base}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", "pw")
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base}/admin/")
-    return page
-
-
-def csp_reports(page):
-    seen = page.evaluate("window.cspViolations")
-    return seen + [text for text in page.console_messages if "Content Security Policy" in text]
 
 
 def preview_of(page, field):
@@ -71,7 +45,7 @@ def test_an_editor_sees_the_markdown_previewed_and_the_public_page_shows_it(
         created_by=editor_account,
     )
 
-    editor = signed_in(browser, base, "eddie")
+    editor = sign_in(browser, base, "eddie")
     editor.goto(f"{base}/admin/cases/case/{case.pk}/change/")
     # The previews start with the saved texts, in the language of each.
     expect(preview_of(editor, "summary_en")).to_have_text("The queue stalled.")
@@ -125,7 +99,7 @@ def test_an_editor_sees_the_markdown_previewed_and_the_public_page_shows_it(
     editor.wait_for_selector(".case-status:text('In review')")
     assert csp_reports(editor) == []
 
-    reviewer = signed_in(browser, base, "rita")
+    reviewer = sign_in(browser, base, "rita")
     reviewer.goto(f"{base}/admin/cases/case/{case.pk}/change/")
     workflow_button(reviewer, "Approve and publish")
     reviewer.wait_for_selector(".case-status:text('Published')")

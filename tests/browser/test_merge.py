@@ -3,7 +3,7 @@
 import pytest
 
 from cases.models import Case
-from tests.browser.test_editorial import sign_in
+from tests.browser.editors import sign_in
 from tests.factories import CaseFactory, CaseStepFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

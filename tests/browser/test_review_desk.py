@@ -12,31 +12,12 @@ from cases.editorial import drafts
 from cases.editorial import transitions as workflow
 from cases.editorial.revisions import exchange_form
 from cases.models import Case, CaseComment, CasePresence
-from tests.browser.conftest import DESKTOP
+from tests.browser.editors import sign_in
 from tests.factories import CaseFactory, CaseStepFactory, OrganisationFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Added before any page script runs (Playwright's init scripts are not subject to the CSP).
-RECORD_VIOLATIONS = """
-window.cspViolations = [];
-document.addEventListener("securitypolicyviolation", (event) => {
-  window.cspViolations.push(`${event.violatedDirective} ${event.blockedURI}`);
-});
-"""
-
-
-def sign_in(browser, base, username, *, javascript=True):
-    context = browser.new_context(viewport=DESKTOP, locale="en-US", java_script_enabled=javascript)
-    context.add_init_script(RECORD_VIOLATIONS)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", "pw")
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base}/admin/")
-    return page
 
 
 def no_violations(page):

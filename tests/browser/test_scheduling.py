@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from cases.editorial import transitions as workflow
 from cases.models import Case, EditorPreference, ScheduledTransition
-from tests.browser.test_editorial import sign_in
+from tests.browser.editors import sign_in
 from tests.factories import CaseFactory, UserFactory
 from tests.worker import let_time_pass, run_worker
 

@@ -15,16 +15,6 @@ Status = Case.Status
 
 
 @pytest.fixture
-def editor():
-    return UserFactory(username="eddie", role="editor")
-
-
-@pytest.fixture
-def reviewer():
-    return UserFactory(username="rita", role="reviewer", first_name="Rita", last_name="Park")
-
-
-@pytest.fixture
 def in_review(editor):
     return CaseFactory(
         public_id="IL-0100",

@@ -19,21 +19,6 @@ Status = Case.Status
 
 
 @pytest.fixture
-def editor():
-    return UserFactory(username="eddie", role="editor", email="eddie@example.org")
-
-
-@pytest.fixture
-def reviewer():
-    return UserFactory(username="rita", role="reviewer", email="rita@example.org")
-
-
-@pytest.fixture
-def second_reviewer():
-    return UserFactory(username="ravi", role="reviewer", email="ravi@example.org")
-
-
-@pytest.fixture
 def draft(editor):
     return CaseFactory(
         public_id="IL-0100",

@@ -25,21 +25,6 @@ HOUR = timedelta(hours=1)
 
 
 @pytest.fixture
-def editor():
-    return UserFactory(username="eddie", role="editor", email="eddie@example.org")
-
-
-@pytest.fixture
-def reviewer():
-    return UserFactory(username="rita", role="reviewer", email="rita@example.org")
-
-
-@pytest.fixture
-def second_reviewer():
-    return UserFactory(username="ravi", role="reviewer", email="ravi@example.org")
-
-
-@pytest.fixture
 def in_review(editor):
     case = CaseFactory(
         public_id="IL-0400",
@@ -178,7 +163,7 @@ def test_nothing_happens_before_the_time_and_the_case_is_published_when_due(
     assert schedule.state == State.DONE and schedule.finished_at
     approved = CaseTransition.objects.get(action="incidentlib.case.approved")
     assert (approved.user, approved.note) == (reviewer, "Embargo lifts at nine.")
-    assert in_review.reviewed_by == "rita"
+    assert in_review.reviewed_by == "Rita Park"
     assert public_version() > version
     page = client.get("/en/cases/IL-0400/")
     assert page.status_code == 200 and "Certificate expired on the edge" in page.content.decode()

@@ -14,21 +14,6 @@ Status = Case.Status
 
 
 @pytest.fixture
-def editor():
-    return UserFactory(username="eddie", role="editor")
-
-
-@pytest.fixture
-def reviewer():
-    return UserFactory(username="rita", role="reviewer", first_name="Rita", last_name="Park")
-
-
-@pytest.fixture
-def second_reviewer():
-    return UserFactory(username="ravi", role="reviewer")
-
-
-@pytest.fixture
 def draft(editor):
     return CaseFactory(
         public_id="IL-0100",
