@@ -24,7 +24,7 @@ from django.utils.timesince import timesince
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from cases.editorial import claims, comments, presence
+from cases.editorial import claims, comments, fields, presence
 from cases.editorial.rights import WorkflowError, display_name, is_reviewer
 from cases.models import Case, CaseComment, CaseStep
 
@@ -75,7 +75,7 @@ def field_places(case):
         seen[name] += 1
 
     def place(field_path):
-        parsed = comments.parse_path(field_path)
+        parsed = fields.parse_path(field_path)
         if parsed is None:
             return {}
         name, index, language = parsed
@@ -98,7 +98,7 @@ def placed(threads, place):
     """Give each comment its field's label, the place of that field on the form, and the
     names its readers know its people by."""
     for comment in threads:
-        comment.label = comments.field_label(comment.field_path) or comment.field_path
+        comment.label = fields.field_label(comment.field_path) or comment.field_path
         comment.place = place(comment.field_path)
         comment.author_name, comment.resolver_name = named(comment.author), ""
         if comment.is_resolved:
@@ -258,7 +258,7 @@ class ReviewDeskViews:
             )
         except WorkflowError as error:
             return self._refused(request, case, error)
-        label = comments.field_label(comment.field_path)
+        label = fields.field_label(comment.field_path)
         return self._thread_response(
             request, case, comment, _("Comment added on %(field)s.") % {"field": label}
         )

@@ -17,18 +17,17 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.core import signing
 from django.db import transaction
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from cases.exchange.validation import STEP_LIST_FIELDS, TERM_LIST_FIELDS, validate_case
 from cases.models import Case
-from cases.rules import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS
+from cases.rules import LANGUAGES
 
 from .drafts import CaseInvalid, case_save, lock_unchanged_since
+from .fields import TEXT_LABELS, field_label
 from .revisions import exchange_form
 from .rights import WorkflowError
 
@@ -38,27 +37,22 @@ BASE_SALT = "incidentlib.case.merge-base"
 
 @dataclass(frozen=True)
 class Part:
-    """One piece of a case that a merge takes whole from one side: `paths` are the keys
-    leading to its values in the normal form (an organisation is its name and its slug)."""
+    """One piece of a case that a merge takes whole from one side, named by its exchange
+    path (`title.ko`, `sources`); `paths` are the keys leading to its values in the normal
+    form (an organisation is its name and its slug)."""
 
     key: str
-    paths: tuple
     kind: str  # "text", "value", "steps", "sources" or "list"
-    name: object  # a lazy label, or the Case field whose verbose name it is
-    language: str | None = None
+    paths: tuple = ()
+
+    def __post_init__(self):
+        if not self.paths:
+            object.__setattr__(self, "paths", (tuple(self.key.split(".")),))
 
     @property
     def label(self):
         """Said in the language of whoever reads it: "Trigger, Korean"."""
-        name = self.name
-        if isinstance(name, str):  # a model field's name
-            name = Case._meta.get_field(name).verbose_name
-        name = str(name)
-        label = name[:1].upper() + name[1:]
-        if self.language is None:
-            return label
-        language = str(dict(settings.LANGUAGES)[self.language])
-        return _("%(field)s, %(language)s") % {"field": label, "language": language}
+        return field_label(self.key)
 
     def get(self, normal):
         values = []
@@ -79,48 +73,27 @@ class Part:
 
 
 def _parts():
+    """In the order of the case form."""
     parts = [
-        Part("id", (("id",),), "value", "public_id"),
-        Part("org", (("org",), ("org_slug",)), "value", "org"),
-        Part("date", (("date",),), "value", "date"),
-        Part("date_kind", (("date_kind",),), "value", "date_kind"),
-        Part("severity", (("severity",),), "value", "severity"),
+        Part("id", "value"),
+        Part("org", "value", (("org",), ("org_slug",))),
+        *(Part(name, "value") for name in ("date", "date_kind", "severity")),
     ]
-    for field in TRANSLATED_FIELDS:
-        parts += [
-            Part(f"{field}.{code}", ((field, code),), "text", field, code) for code in LANGUAGES
-        ]
-    parts.append(Part("root_cause", (("root_cause",),), "value", "root_cause"))
-    for field in IMPACT_FIELDS:
-        parts += [
-            Part(
-                f"impact.{field}.{code}",
-                (("impact", field, code),),
-                "text",
-                f"impact_{field}",
-                code,
-            )
-            for code in LANGUAGES
-        ]
-    for field in ("detected_after", "resolved_after"):
-        parts.append(Part(f"timeline.{field}", (("timeline", field),), "value", field))
-    list_labels = {
-        "domain": gettext_lazy("Domain"),
-        "symptoms": gettext_lazy("Symptoms"),
-        "components": gettext_lazy("Components"),
-        "contributing": gettext_lazy("Contributing factors"),
-        "remediation": gettext_lazy("Remediation"),
-        "action_items": gettext_lazy("Follow-up actions"),
-    }
-    parts += [Part(name, ((name,),), "list", list_labels[name]) for name in TERM_LIST_FIELDS]
-    parts += [Part(name, ((name,),), "steps", list_labels[name]) for name in STEP_LIST_FIELDS]
+    story = [name for name in TEXT_LABELS if not name.startswith("impact.")]
+    impact = [name for name in TEXT_LABELS if name.startswith("impact.")]
+    parts += [Part(f"{name}.{code}", "text") for name in story for code in LANGUAGES]
+    parts.append(Part("root_cause", "value"))
+    parts += [Part(f"{name}.{code}", "text") for name in impact for code in LANGUAGES]
+    parts += [Part(f"timeline.{field}", "value") for field in ("detected_after", "resolved_after")]
+    parts += [Part(name, "list") for name in TERM_LIST_FIELDS]
+    parts += [Part(name, "steps") for name in STEP_LIST_FIELDS]
     parts += [
-        Part("sources", (("sources",),), "sources", gettext_lazy("Sources")),
-        Part("related", (("related",),), "list", gettext_lazy("Related cases")),
-        Part("recurrence_of", (("recurrence_of",),), "value", "recurrence_of"),
-        Part("docs", (("docs",),), "list", "docs"),
-        Part("url", (("url",),), "value", "source_url"),
-        Part("review.written_by", (("review", "written_by"),), "value", "written_by"),
+        Part("sources", "sources"),
+        Part("related", "list"),
+        Part("recurrence_of", "value"),
+        Part("docs", "list"),
+        Part("url", "value"),
+        Part("review.written_by", "value"),
     ]
     return tuple(parts)
 

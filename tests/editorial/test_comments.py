@@ -4,7 +4,7 @@ field paths they name, and where they stay once a pending revision is approved."
 import pytest
 from django.utils import timezone
 
-from cases.editorial import comments
+from cases.editorial import comments, fields
 from cases.editorial import transitions as workflow
 from cases.editorial.rights import WorkflowError
 from cases.models import Case, CaseComment, CommentReply
@@ -45,7 +45,7 @@ def test_a_reviewer_gives_feedback_on_several_fields_not_one_note(in_review, edi
 
     threads = {c.field_path: c for c in comments.threads_of(in_review)}
     assert set(threads) == {"trigger.ko", "summary.en"}
-    assert comments.field_label("trigger.ko") == "Trigger, Korean"
+    assert fields.field_label("trigger.ko") == "Trigger, Korean"
     assert [r.text for r in threads["trigger.ko"].replies.all()] == ["Done, please check."]
     assert not threads["trigger.ko"].is_resolved
     assert threads["summary.en"].is_resolved and threads["summary.en"].resolved_by == editor
@@ -72,7 +72,7 @@ def test_a_reviewer_gives_feedback_on_several_fields_not_one_note(in_review, edi
     ],
 )
 def test_each_field_path_has_a_human_label(path, label):
-    assert comments.field_label(path) == label
+    assert fields.field_label(path) == label
 
 
 @pytest.mark.parametrize(
@@ -116,7 +116,7 @@ def test_the_choices_list_every_field_of_the_case(in_review):
     assert paths["remediation[0].en"] == "Remediation step 1, English"
     assert "remediation[1].en" not in paths
     for path in paths:
-        assert comments.field_label(path)
+        assert fields.field_label(path)
 
 
 # --- who may do what --------------------------------------------------------------------
