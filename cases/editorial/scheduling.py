@@ -55,7 +55,7 @@ def case_schedule(*, case, user, action, run_at, note="", confirm_stale_korean=F
     with transaction.atomic():
         # The case, locked, and everything the workflow would check of this step now:
         # the state, the user's rights, separation of duties and the note.
-        case, _transition = workflow._locked_for(action, case=case, user=user, note=note)
+        case, _transition = workflow.locked_for(action, case=case, user=user, note=note)
         if action == Action.APPROVE and case.ko_stale and not confirm_stale_korean:
             raise WorkflowError(
                 _(

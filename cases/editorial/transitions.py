@@ -38,6 +38,7 @@ __all__ = [
     "TRANSITIONS",
     "WorkflowError",
     "available_transitions",
+    "locked_for",
     "can_edit",
     "case_approve",
     "case_reopen",
@@ -136,7 +137,7 @@ def available_transitions(user, case):
     return [t for t in TRANSITIONS.values() if refusal(user, t, case) is None]
 
 
-def _locked_for(name, *, case, user, note):
+def locked_for(name, *, case, user, note):
     """The case, locked for this transaction, once the transition is known to be allowed."""
     transition = TRANSITIONS[name]
     case = Case.objects.select_for_update(of=("self",)).select_related("draft_of").get(pk=case.pk)
@@ -147,14 +148,14 @@ def _locked_for(name, *, case, user, note):
         raise WorkflowError(
             _("“%(action)s” needs a note saying why.") % {"action": transition.label}
         )
-    claim_end_with_review(case=case)  # leaving review, or a new round of it
     return case, transition
 
 
 def _transition(name, *, case, user, note=""):
     note = (note or "").strip()
     with transaction.atomic():
-        case, transition = _locked_for(name, case=case, user=user, note=note)
+        case, transition = locked_for(name, case=case, user=user, note=note)
+        claim_end_with_review(case=case)  # leaving review, or a new round of it
         from_status = case.status
         case.status = transition.target
         fields = ["status", "modified"]
@@ -194,7 +195,8 @@ def case_approve(*, case, user, note="", confirm_stale_korean=False):
     """
     note = (note or "").strip()
     with transaction.atomic():
-        case, transition = _locked_for("approve", case=case, user=user, note=note)
+        case, transition = locked_for("approve", case=case, user=user, note=note)
+        claim_end_with_review(case=case)
         if case.ko_stale:
             stale = stale_fields(case)
             if not confirm_stale_korean:

@@ -173,3 +173,29 @@ def test_the_version_at_the_last_approval_of_a_revised_case(editor, jun):
     assert version.event == "approved" and version.data["summary"]["en"] == "Approved text."
     current = claims.current_version(copy)
     assert current.pending_revision and current.data["summary"]["en"] == "Revised text."
+
+
+def test_scheduling_the_publication_leaves_the_claim_until_it_is_published(
+    reviewer, second_reviewer, editor
+):
+    """Scheduling checks the step as the workflow would, but makes no step: the case stays
+    in review, and so does its reviewer's claim, until the publication is made."""
+    import datetime
+
+    from django.utils import timezone
+
+    from cases.editorial import scheduling
+    from cases.editorial.claims import active_claim, claim_take
+    from tests.factories import CaseFactory
+
+    case = CaseFactory(
+        status=Case.Status.IN_REVIEW, published_at=None, created_by=editor, submitted_by=editor
+    )
+    claim_take(case=case, user=reviewer)
+    scheduling.case_schedule(
+        case=case,
+        user=reviewer,
+        action="approve",
+        run_at=timezone.now() + datetime.timedelta(hours=2),
+    )
+    assert active_claim(case).reviewer == reviewer
