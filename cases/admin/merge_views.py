@@ -102,7 +102,7 @@ class CaseMergeViews:
             return self.merge_page(
                 request, case, mine, base=base, choices=choices, refusal=str(refused)
             )
-        self.log_change(request, saved, [{"changed": {"fields": [_("merged")]}}])
+        self.log_change(request, saved, _("Merged with a save made meanwhile."))
         self.message_user(
             request, _("Your changes were merged with theirs and saved."), messages.SUCCESS
         )

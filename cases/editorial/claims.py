@@ -37,11 +37,11 @@ def active_claim(case):
 
 def _locked_in_review(case, user):
     if not is_reviewer(user):
-        raise WorkflowError(_("Only reviewers claim a case's review."))
+        raise WorkflowError(_("Only a reviewer can claim a case's review."))
     case = Case.objects.select_for_update(of=("self",)).get(pk=case.pk)
     if case.status != Status.IN_REVIEW:
         raise WorkflowError(
-            _("Only a case in review is claimed; this one is %(status)s.")
+            _("Only a case in review can be claimed; this one is %(status)s.")
             % {"status": case.get_status_display().lower()}
         )
     return case
@@ -96,7 +96,7 @@ def claim_release(*, case, user):
             raise WorkflowError(_("Nobody is reviewing this case."))
         if current.reviewer_id != user.pk and not user.is_superuser:
             raise WorkflowError(
-                _("Only %(name)s releases their claim; take it over instead.")
+                _("Only %(name)s can release their claim; take it over instead.")
                 % {"name": display_name(current.reviewer)}
             )
         _end(current, end=End.RELEASED, by=user)

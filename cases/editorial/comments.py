@@ -217,7 +217,7 @@ def comment_reopen(*, comment, user):
         if not may_resolve(user, comment.case):
             raise WorkflowError(_("Only the case's author or a reviewer resolves a comment."))
         if not comment.is_resolved:
-            raise WorkflowError(_("This comment is open."))
+            raise WorkflowError(_("This comment is already open."))
         comment.resolved_at = comment.resolved_by = None
         comment.save(update_fields=["resolved_at", "resolved_by"])
         return comment

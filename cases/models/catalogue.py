@@ -317,8 +317,8 @@ class Case(models.Model):
     ko_stale = models.BooleanField(_("Korean possibly stale"), default=False, editable=False)
     # Since when, while `ko_stale`; set and cleared with it (editorial.translation_state).
     ko_stale_since = models.DateTimeField(null=True, blank=True, editable=False)
-    created = models.DateTimeField(auto_now_add=True)
-    modified = models.DateTimeField(auto_now=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    modified = models.DateTimeField(_("modified"), auto_now=True)
 
     objects = CaseQuerySet.as_manager()
 
@@ -430,8 +430,9 @@ class CaseTerm(models.Model):
         on_delete=models.PROTECT,
         related_name="case_terms",
         limit_choices_to=~Q(vocabulary=Vocabulary.ROOT_CAUSE),
+        verbose_name=_("term"),
     )
-    position = models.PositiveSmallIntegerField(default=0)
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
 
     class Meta:
         ordering = ["position"]
@@ -512,8 +513,9 @@ class CaseRelation(models.Model):
         on_delete=models.CASCADE,
         related_name="incoming_relations",
         limit_choices_to={"draft_of__isnull": True},
+        verbose_name=_("related case"),
     )
-    position = models.PositiveSmallIntegerField(default=0)
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
 
     class Meta:
         ordering = ["position"]

@@ -55,7 +55,7 @@ def test_another_reviewer_is_told_who_has_it_and_may_take_it_over(in_review, jun
 
 def test_only_the_claimant_releases(in_review, jun, mina):
     claims.claim_take(case=in_review, user=jun)
-    with pytest.raises(WorkflowError, match="Only Jun releases their claim"):
+    with pytest.raises(WorkflowError, match="Only Jun can release their claim"):
         claims.claim_release(case=in_review, user=mina)
     claims.claim_release(case=in_review, user=jun)
     assert claims.active_claim(in_review) is None
@@ -67,12 +67,12 @@ def test_only_the_claimant_releases(in_review, jun, mina):
 @pytest.mark.parametrize("status", [Status.DRAFT, Status.CHANGES_REQUESTED, Status.PUBLISHED])
 def test_only_a_case_in_review_is_claimed(editor, jun, status):
     case = CaseFactory(status=status, created_by=editor)
-    with pytest.raises(WorkflowError, match="Only a case in review is claimed"):
+    with pytest.raises(WorkflowError, match="Only a case in review can be claimed"):
         claims.claim_take(case=case, user=jun)
 
 
 def test_editors_do_not_claim(in_review, editor):
-    with pytest.raises(WorkflowError, match="Only reviewers"):
+    with pytest.raises(WorkflowError, match="Only a reviewer can claim"):
         claims.claim_take(case=in_review, user=editor)
     assert not ReviewClaim.objects.exists()
 

@@ -197,7 +197,7 @@ def test_the_author_or_any_reviewer_resolves_and_reopens(comment, editor):
     another_reviewer = UserFactory(role="reviewer")
     reopened = comments.comment_reopen(comment=comment, user=another_reviewer)
     assert reopened.resolved_at is None and reopened.resolved_by is None
-    with pytest.raises(WorkflowError, match="is open"):
+    with pytest.raises(WorkflowError, match="is already open"):
         comments.comment_reopen(comment=comment, user=another_reviewer)
 
 

@@ -18,7 +18,7 @@
     comment: panel.dataset.labelComment || "Comment",
     add: panel.dataset.labelAdd || "Add comment",
     cancel: panel.dataset.labelCancel || "Cancel",
-    on: panel.dataset.labelOn || "Comment on",
+    on: panel.dataset.labelOn || "Comment on %(field)s",
     failed: panel.dataset.labelFailed || "Not sent.",
   };
 
@@ -170,9 +170,9 @@
     toggle.className = "field-comment-toggle";
     // Several lists share an inline (the terms): there the control names its list.
     toggle.textContent = anchor.classList.contains("inline-group")
-      ? texts.on + " " + label
+      ? texts.on.replace("%(field)s", label)
       : texts.comment;
-    toggle.setAttribute("aria-label", texts.on + " " + label);
+    toggle.setAttribute("aria-label", texts.on.replace("%(field)s", label));
     toggle.setAttribute("aria-expanded", "false");
     tool.appendChild(toggle);
 
@@ -190,7 +190,7 @@
       composer.className = "field-comment-composer";
       const text = document.createElement("textarea");
       text.rows = 2;
-      text.setAttribute("aria-label", texts.on + " " + label);
+      text.setAttribute("aria-label", texts.on.replace("%(field)s", label));
       const send = document.createElement("button");
       send.type = "button";
       send.className = "button";
