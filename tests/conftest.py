@@ -84,3 +84,18 @@ def second_reviewer():
     from tests.factories import UserFactory
 
     return UserFactory(username="ravi", role="reviewer", email="ravi@example.org")
+
+
+@pytest.fixture
+def jun():
+    """A reviewer, for tests where two reviewers meet over one case."""
+    from tests.factories import UserFactory
+
+    return UserFactory(username="jun", role="reviewer", first_name="Jun")
+
+
+@pytest.fixture
+def mina():
+    from tests.factories import UserFactory
+
+    return UserFactory(username="mina", role="reviewer", first_name="Mina")

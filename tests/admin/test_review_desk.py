@@ -19,16 +19,6 @@ pytestmark = pytest.mark.django_db
 Status = Case.Status
 
 
-@pytest.fixture
-def jun():
-    return UserFactory(username="jun", role="reviewer", first_name="Jun")
-
-
-@pytest.fixture
-def mina():
-    return UserFactory(username="mina", role="reviewer", first_name="Mina")
-
-
 def new_case(editor, **fields):
     case = CaseFactory(
         status=Status.DRAFT, published_at=None, created_by=editor, last_edited_by=editor, **fields

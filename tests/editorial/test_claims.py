@@ -12,20 +12,10 @@ from cases.editorial import transitions as workflow
 from cases.editorial.rights import WorkflowError
 from cases.models import Case, ReviewClaim
 from cases.models.review import ClaimEnd
-from tests.factories import CaseFactory, UserFactory
+from tests.factories import CaseFactory
 
 pytestmark = pytest.mark.django_db
 Status = Case.Status
-
-
-@pytest.fixture
-def jun():
-    return UserFactory(username="jun", role="reviewer", first_name="Jun")
-
-
-@pytest.fixture
-def mina():
-    return UserFactory(username="mina", role="reviewer", first_name="Mina")
 
 
 @pytest.fixture
