@@ -68,3 +68,15 @@ def form_errors(response):
             for name, messages in row.errors.items():
                 errors[f"{formset.prefix}-{index}-{name}"] = list(messages)
     return errors
+
+
+def edit_in_admin(case, user, **changes):
+    """Save the case in the admin as `user`, with these fields of its form changed."""
+    from django.test import Client
+    from django.urls import reverse
+
+    client = Client()
+    client.force_login(user)
+    url = reverse("admin:cases_case_change", args=[case.pk])
+    response = client.post(url, change_form_data(client.get(url), **changes))
+    assert response.status_code == 302, form_errors(response)

@@ -2,13 +2,12 @@
 Korean published only when a reviewer says so, and then the public page says so too."""
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from cases.editorial import transitions as workflow
 from cases.editorial.transitions import WorkflowError
 from cases.models import Case, CaseTransition, Organisation, Term, Vocabulary
-from tests.admin_forms import change_form_data, form_errors
+from tests.admin_forms import change_form_data, edit_in_admin
 from tests.factories import CaseFactory, OrganisationFactory, TermFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -25,21 +24,12 @@ def people():
     }
 
 
-def edit(case, user, **changes):
-    """Save the case in the admin as `user`, with these fields of its form changed."""
-    client = Client()
-    client.force_login(user)
-    url = reverse("admin:cases_case_change", args=[case.pk])
-    response = client.post(url, change_form_data(client.get(url), **changes))
-    assert response.status_code == 302, form_errors(response)
-
-
 def test_nobody_approves_a_revision_they_wrote_any_version_of(people):
     live = CaseFactory(public_id="IL-0300", summary_en="Approved text.")
     copy = workflow.case_start_revision(case=live, user=people["rita"])
-    edit(copy, people["rita"], summary_en="Rita's own text.")
+    edit_in_admin(copy, people["rita"], summary_en="Rita's own text.")
     # Someone else makes a small edit and submits: Rita neither saved last nor submitted.
-    edit(copy, people["ravi"], title_en="A typo fixed")
+    edit_in_admin(copy, people["ravi"], title_en="A typo fixed")
     workflow.case_submit(case=copy, user=people["ravi"])
     with pytest.raises(WorkflowError, match="another reviewer must approve"):
         workflow.case_approve(case=copy, user=people["rita"])
@@ -50,12 +40,12 @@ def test_nobody_approves_a_revision_they_wrote_any_version_of(people):
 
 def test_authorship_counts_only_since_the_last_approval(people):
     case = CaseFactory(public_id="IL-0301", status=Status.DRAFT, published_at=None)
-    edit(case, people["rita"], summary_en="First text by Rita.")
+    edit_in_admin(case, people["rita"], summary_en="First text by Rita.")
     workflow.case_submit(case=case, user=people["rita"])
     workflow.case_approve(case=case, user=people["ravi"], confirm_stale_korean=True)
     # A later revision Rita did not write: she may approve it.
     copy = workflow.case_start_revision(case=case, user=people["editor"])
-    edit(copy, people["editor"], summary_en="Second text by Eddie.")
+    edit_in_admin(copy, people["editor"], summary_en="Second text by Eddie.")
     workflow.case_submit(case=copy, user=people["editor"])
     approved = workflow.case_approve(case=copy, user=people["rita"], confirm_stale_korean=True)
     assert approved.status == Status.PUBLISHED
@@ -65,7 +55,7 @@ def test_the_submitter_cannot_approve_either(people):
     case = CaseFactory(
         public_id="IL-0302", status=Status.DRAFT, published_at=None, created_by=people["editor"]
     )
-    edit(case, people["editor"], summary_en="Eddie's text.")
+    edit_in_admin(case, people["editor"], summary_en="Eddie's text.")
     workflow.case_submit(case=case, user=people["rita"])
     with pytest.raises(WorkflowError, match="another reviewer must approve"):
         workflow.case_approve(case=case, user=people["rita"])
@@ -74,8 +64,8 @@ def test_the_submitter_cannot_approve_either(people):
 def test_the_approve_button_is_not_offered_to_an_author(client, people):
     live = CaseFactory(public_id="IL-0303")
     copy = workflow.case_start_revision(case=live, user=people["rita"])
-    edit(copy, people["rita"], summary_en="Rita wrote this.")
-    edit(copy, people["ravi"], title_en="Ravi fixed a word")
+    edit_in_admin(copy, people["rita"], summary_en="Rita wrote this.")
+    edit_in_admin(copy, people["ravi"], title_en="Ravi fixed a word")
     workflow.case_submit(case=copy, user=people["ravi"])
     client.force_login(people["rita"])
     page = client.get(reverse("admin:cases_case_change", args=[copy.pk])).content.decode()
@@ -145,8 +135,10 @@ def stale(people):
         summary_en="Old English.",
         summary_ko="옛 한국어.",
     )
-    edit(case, people["editor"], summary_ko="한국어 요약.")  # written against "Old English."
-    edit(case, people["editor"], summary_en="New English.")
+    edit_in_admin(
+        case, people["editor"], summary_ko="한국어 요약."
+    )  # written against "Old English."
+    edit_in_admin(case, people["editor"], summary_en="New English.")
     case.refresh_from_db()
     assert case.ko_stale
     workflow.case_submit(case=case, user=people["editor"])
@@ -187,8 +179,8 @@ def test_readers_are_told_the_korean_may_lag(client, stale, people):
 def test_the_review_queue_leaves_out_what_the_reviewer_wrote(client, people):
     live = CaseFactory(public_id="IL-0304")
     copy = workflow.case_start_revision(case=live, user=people["rita"])
-    edit(copy, people["rita"], summary_en="Rita wrote this.")
-    edit(copy, people["ravi"], title_en="Ravi fixed a word")
+    edit_in_admin(copy, people["rita"], summary_en="Rita wrote this.")
+    edit_in_admin(copy, people["ravi"], title_en="Ravi fixed a word")
     workflow.case_submit(case=copy, user=people["ravi"])
     for reviewer, listed in (("rita", False), ("ravi", False), ("sora", True)):
         client.force_login(people[reviewer])

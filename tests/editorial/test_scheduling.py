@@ -5,8 +5,6 @@ from datetime import timedelta
 
 import pytest
 from django.db import IntegrityError, transaction
-from django.test import Client
-from django.urls import reverse
 from django.utils import timezone
 
 from cases.caching import public_version
@@ -14,7 +12,7 @@ from cases.editorial import scheduling
 from cases.editorial import transitions as workflow
 from cases.editorial.rights import WorkflowError
 from cases.models import Case, CaseTransition, ScheduledTransition
-from tests.admin_forms import change_form_data, form_errors
+from tests.admin_forms import edit_in_admin
 from tests.factories import CaseFactory, UserFactory
 from tests.worker import let_time_pass, run_worker, waiting_tasks
 
@@ -54,15 +52,6 @@ def schedule_publication(case, user, committed, **options):
         )
 
 
-def edit(case, user, **changes):
-    """Save the case in the admin as `user`, with these fields of its form changed."""
-    client = Client()
-    client.force_login(user)
-    url = reverse("admin:cases_case_change", args=[case.pk])
-    response = client.post(url, change_form_data(client.get(url), **changes))
-    assert response.status_code == 302, form_errors(response)
-
-
 def status_of(case):
     case.refresh_from_db()
     return case.status
@@ -91,7 +80,7 @@ def test_a_reviewer_who_wrote_part_of_a_case_cannot_schedule_its_publication(
     editor, reviewer, committed
 ):
     case = CaseFactory(status=Status.DRAFT, published_at=None, created_by=editor)
-    edit(case, reviewer, summary_en="The reviewer's own words.")
+    edit_in_admin(case, reviewer, summary_en="The reviewer's own words.")
     workflow.case_submit(case=case, user=editor)
     with pytest.raises(WorkflowError, match="another reviewer must approve"):
         schedule_publication(case, reviewer, committed)
@@ -184,7 +173,7 @@ def test_a_case_edited_after_it_was_scheduled_is_not_published_and_the_scheduler
     in_review, reviewer, second_reviewer, committed, mailoutbox
 ):
     schedule = schedule_publication(in_review, reviewer, committed)
-    edit(in_review, second_reviewer, summary_en="A claim nobody reviewed.")
+    edit_in_admin(in_review, second_reviewer, summary_en="A claim nobody reviewed.")
     let_time_pass(HOUR)
     run_worker()
     assert status_of(in_review) == Status.IN_REVIEW
