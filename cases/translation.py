@@ -1,11 +1,16 @@
 from modeltranslation.translator import TranslationOptions, register
 
-from .models import Case, CaseStep, Term
+from .models import Case, CaseStep, Organisation, Term
 
 
 @register(Term)
 class TermTranslationOptions(TranslationOptions):
     fields = ("label", "description", "aliases")
+
+
+@register(Organisation)
+class OrganisationTranslationOptions(TranslationOptions):
+    fields = ("aliases",)
 
 
 @register(Case)

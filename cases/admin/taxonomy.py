@@ -29,9 +29,10 @@ class PublicNameAdmin:
 
 
 @admin.register(Organisation)
-class OrganisationAdmin(PublicNameAdmin, admin.ModelAdmin):
+class OrganisationAdmin(PublicNameAdmin, TranslationAdmin):
     list_display = ["name", "slug", "case_count"]
-    search_fields = ["name", "slug"]
+    # Aliases too: an editor looking for Meta may type 페이스북 (so may the case form's picker).
+    search_fields = ["name", "slug", "aliases_en", "aliases_ko"]
     prepopulated_fields = {"slug": ["name"]}
 
     def get_queryset(self, request):

@@ -3,7 +3,8 @@
 A backup is a directory of three files:
 
     cases.jsonl    every live case in the exchange format, as export_cases writes it
-    taxonomy.json  every term's labels, descriptions and aliases, as load_taxonomy reads it
+    taxonomy.json  every term's labels, descriptions and aliases, and every organisation's
+                   name and aliases, as load_taxonomy reads them
     state.jsonl    what the public site reads of each case's editorial state, one line a case:
                    {"id": "IL-0001", "status": "published", "published_at": "2024-05-01T09:00:00Z"}
 
@@ -98,7 +99,8 @@ def one_snapshot():
 def restore_backup(directory, *, waiting=None):
     """Restore a backup in one transaction: all of it or, on any problem, nothing.
 
-    Cases and terms in the backup replace those in the database; others are left alone.
+    Cases, terms and organisations in the backup replace those in the database; others are
+    left alone.
     Every status it changes is recorded as a transition. Returns the importer's result.
     Raises BackupError or ImportFailed (bad cases). Waits for an import running meanwhile.
     """
@@ -112,9 +114,9 @@ def restore(directory):
         raise BackupError([f"{directory / name}: no such file" for name in missing])
     cases = Input(str(directory / CASES_FILE), directory / CASES_FILE, json_lines=True)
     state_path = directory / STATE_FILE
-    problems, terms = [], []
+    problems, taxonomy = [], None
     try:
-        terms = read_taxonomy(directory / TAXONOMY_FILE)
+        taxonomy = read_taxonomy(directory / TAXONOMY_FILE)
     except (BackupError, TaxonomyError) as error:
         problems += error.problems
     try:
@@ -126,7 +128,7 @@ def restore(directory):
 
     with transaction.atomic():
         # The backup is the truth: editors' labels and changes in this database give way.
-        load_taxonomy(terms, force=True)
+        load_taxonomy(taxonomy.terms, organisations=taxonomy.organisations, force=True)
         # Created as drafts so that no case is ever public "now"; the states follow.
         before = dict(Case.objects.live().values_list("public_id", "status"))
         importer = CaseImporter([cases], status=Case.Status.DRAFT, force=True, recorded=False)

@@ -1,23 +1,31 @@
-"""Loading the taxonomy file (data/taxonomy.json): labels, descriptions and aliases of terms.
+"""Loading the taxonomy file (data/taxonomy.json): labels, descriptions and aliases of terms,
+and names and aliases of organisations (docs/taxonomy-format.md).
 
-The file maps each vocabulary to a list of terms:
+The file maps each vocabulary to a list of terms, and "organisations" to a list of
+organisations:
     {"component": [{"slug": "shared-filesystem",
                     "label": {"en": "Shared filesystem", "ko": "공유 파일 시스템"},
                     "description": {"en": "...", "ko": "..."},
-                    "aliases": {"en": ["HDFS", "NFS"], "ko": ["분산 저장소"]}}], ...}
+                    "aliases": {"en": ["HDFS", "NFS"], "ko": ["분산 저장소"]}}], ...,
+     "organisations": [{"slug": "meta", "name": "Meta",
+                        "aliases": {"en": ["Facebook"], "ko": ["메타", "페이스북"]}}]}
 """
 
 import json
+from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.db.models import Q
 
 from cases.caching import public_content_changed
-from cases.models import Case, Term, Vocabulary
-from cases.rules import LANGUAGES, is_slug
+from cases.models import Case, Organisation, Term, Vocabulary
+from cases.rules import LANGUAGES, MAX_NAME_LENGTH, is_slug
 from cases.search.text import refresh_search_text
 
 TERM_KEYS = {"slug", "label", "description", "aliases"}
+# The one key of the file that is not a vocabulary.
+ORGANISATIONS = "organisations"
+ORGANISATION_KEYS = {"slug", "name", "aliases"}
 
 
 class TaxonomyError(Exception):
@@ -26,8 +34,17 @@ class TaxonomyError(Exception):
         self.problems = problems
 
 
+@dataclass
+class Taxonomy:
+    """A taxonomy file read: field dicts for Term, and for Organisation."""
+
+    terms: list = field(default_factory=list)
+    organisations: list = field(default_factory=list)
+
+
 def parse_taxonomy(text, label="taxonomy"):
-    """Validate a taxonomy document; return a list of field dicts for Term."""
+    """Validate a taxonomy document; return its Taxonomy, or raise TaxonomyError naming every
+    problem."""
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
@@ -35,101 +52,187 @@ def parse_taxonomy(text, label="taxonomy"):
             [f"{label}: line {error.lineno}, column {error.colno}: invalid JSON: {error.msg}"]
         ) from None
     if not isinstance(document, dict):
-        raise TaxonomyError([f"{label}: must be an object of vocabularies"])
-    problems, terms = [], []
-    for vocabulary, items in document.items():
-        if vocabulary not in Vocabulary.values:
-            problems.append(f"{label}: {vocabulary}: unknown vocabulary")
+        raise TaxonomyError([f"{label}: must be an object of vocabularies and organisations"])
+    problems, taxonomy = [], Taxonomy()
+    for key, items in document.items():
+        if key == ORGANISATIONS:
+            taxonomy.organisations = parse_organisations(items, f"{label}: {key}", problems)
+            continue
+        if key not in Vocabulary.values:
+            problems.append(f"{label}: {key}: unknown vocabulary")
             continue
         if not isinstance(items, list):
-            problems.append(f"{label}: {vocabulary}: must be a list of terms")
+            problems.append(f"{label}: {key}: must be a list of terms")
             continue
         for index, item in enumerate(items):
-            path = f"{label}: {vocabulary}[{index}]"
-            if not isinstance(item, dict):
-                problems.append(f"{path}: must be an object")
-                continue
-            for key in sorted(set(item) - TERM_KEYS):
-                problems.append(f"{path}.{key}: unknown field")
-            slug = item.get("slug")
-            if not is_slug(slug):
-                problems.append(f"{path}.slug: {slug!r} is not a slug")
-                continue
-            fields = {"vocabulary": vocabulary, "slug": slug}
-            for key in ("label", "description", "aliases"):
-                value = item.get(key) or {}
-                if not isinstance(value, dict) or set(value) - set(LANGUAGES):
-                    problems.append(f"{path}.{key}: must be an object with en and ko")
-                    continue
-                for language in LANGUAGES:
-                    text_value = value.get(language) or ("" if key != "aliases" else [])
-                    if key == "aliases":
-                        if not isinstance(text_value, list) or not all(
-                            isinstance(alias, str) for alias in text_value
-                        ):
-                            problems.append(f"{path}.aliases.{language}: must be a list of strings")
-                            continue
-                        text_value = "\n".join(alias.strip() for alias in text_value)
-                    elif not isinstance(text_value, str):
-                        problems.append(f"{path}.{key}.{language}: must be a string")
-                        continue
-                    fields[f"{key}_{language}"] = text_value
-            if not fields.get("label_en"):
-                problems.append(f"{path}.label.en: an English label is required")
-            terms.append(fields)
+            fields = parse_term(item, key, f"{label}: {key}[{index}]", problems)
+            if fields is not None:
+                taxonomy.terms.append(fields)
     if problems:
         raise TaxonomyError(problems)
-    return terms
+    return taxonomy
 
 
-def is_unset(term, field):
-    value = getattr(term, field)
+def parse_term(item, vocabulary, path, problems):
+    """Term's fields from one item of a vocabulary's list, or None; problems go to `problems`."""
+    if not isinstance(item, dict):
+        problems.append(f"{path}: must be an object")
+        return None
+    unknown_fields(item, TERM_KEYS, path, problems)
+    slug = item.get("slug")
+    if not is_slug(slug):
+        problems.append(f"{path}.slug: {slug!r} is not a slug")
+        return None
+    fields = {"vocabulary": vocabulary, "slug": slug}
+    for key in ("label", "description"):
+        value = translations(item, key, path, problems)
+        for language, text in value.items():
+            if not isinstance(text, str):
+                problems.append(f"{path}.{key}.{language}: must be a string")
+                continue
+            fields[f"{key}_{language}"] = text
+    fields |= parse_aliases(item, path, problems)
+    if not fields.get("label_en"):
+        problems.append(f"{path}.label.en: an English label is required")
+    return fields
+
+
+def parse_organisations(items, path, problems):
+    """Organisation's fields for each item of the file's "organisations" list."""
+    if not isinstance(items, list):
+        problems.append(f"{path}: must be a list of organisations")
+        return []
+    organisations, first_at = [], {}
+    for index, item in enumerate(items):
+        where = f"{path}[{index}]"
+        if not isinstance(item, dict):
+            problems.append(f"{where}: must be an object")
+            continue
+        unknown_fields(item, ORGANISATION_KEYS, where, problems)
+        slug, name = item.get("slug"), item.get("name")
+        if not is_slug(slug):
+            problems.append(f"{where}.slug: {slug!r} is not a slug")
+            continue
+        if slug in first_at:
+            problems.append(f"{where}.slug: {slug!r} appears twice (first at [{first_at[slug]}])")
+            continue
+        first_at[slug] = index
+        if name is not None and not isinstance(name, str):
+            problems.append(f"{where}.name: must be a string")
+        elif not name or not name.strip():
+            problems.append(f"{where}.name: a name is required")
+        elif len(name) > MAX_NAME_LENGTH:
+            problems.append(f"{where}.name: at most {MAX_NAME_LENGTH} characters")
+        organisations.append({"slug": slug, "name": name} | parse_aliases(item, where, problems))
+    return organisations
+
+
+def unknown_fields(item, known, path, problems):
+    for key in sorted(set(item) - known):
+        problems.append(f"{path}.{key}: unknown field")
+
+
+def translations(item, key, path, problems):
+    """The item's {"en": ..., "ko": ...} under `key`, with missing languages as None."""
+    value = item.get(key) or {}
+    if not isinstance(value, dict) or set(value) - set(LANGUAGES):
+        problems.append(f"{path}.{key}: must be an object with en and ko")
+        return {}
+    empty = [] if key == "aliases" else ""
+    return {language: value.get(language) or empty for language in LANGUAGES}
+
+
+def parse_aliases(item, path, problems):
+    """aliases_en and aliases_ko, one alias a line, from a list of names in each language."""
+    fields = {}
+    for language, aliases in translations(item, "aliases", path, problems).items():
+        if not isinstance(aliases, list) or not all(isinstance(alias, str) for alias in aliases):
+            problems.append(f"{path}.aliases.{language}: must be a list of strings")
+            continue
+        # The database keeps one alias a line: a line break would make two of one.
+        broken = [index for index, alias in enumerate(aliases) if len(alias.splitlines()) > 1]
+        if broken:
+            problems.append(f"{path}.aliases.{language}[{broken[0]}]: must be one line")
+            continue
+        fields[f"aliases_{language}"] = "\n".join(alias.strip() for alias in aliases)
+    return fields
+
+
+def is_unset(obj, name):
+    value = getattr(obj, name)
     # A term an import created before anyone labelled it carries a label made from its slug.
-    return not value or (field == "label_en" and value == Term.label_from_slug(term.slug))
+    return not value or (
+        isinstance(obj, Term) and name == "label_en" and value == Term.label_from_slug(obj.slug)
+    )
 
 
-@transaction.atomic
-def load_taxonomy(terms, *, force=False):
-    """Create missing terms and fill in what is unset; `force` overwrites editors' labels too.
-
-    Returns counts of created, updated and unchanged terms.
-    """
-    existing = {(t.vocabulary, t.slug): t for t in Term.objects.all()}
+def fill_in(existing, key, items, model, force):
+    """Create the items `existing` (by `key`) lacks; in the others set what is unset, or with
+    `force` whatever differs. Returns the counts and the primary keys of those changed."""
     counts = {"created": 0, "updated": 0, "unchanged": 0}
-    relabelled = []
-    for fields in terms:
-        term = existing.get((fields["vocabulary"], fields["slug"]))
-        if term is None:
-            Term.objects.create(**fields)
+    changed_pks = []
+    for fields in items:
+        obj = existing.get(key(fields))
+        if obj is None:
+            existing[key(fields)] = model.objects.create(**fields)  # a second mention updates
             counts["created"] += 1
             continue
         changed = [
             name
             for name, value in fields.items()
-            if getattr(term, name) != value and (force or is_unset(term, name))
+            if getattr(obj, name) != value and (force or is_unset(obj, name))
         ]
         for name in changed:
-            setattr(term, name, fields[name])
+            setattr(obj, name, fields[name])
         if changed:
-            term.save(update_fields=changed)
+            obj.save(update_fields=changed)
             counts["updated"] += 1
-            relabelled.append(term.pk)
+            changed_pks.append(obj.pk)
         else:
             counts["unchanged"] += 1
-    if relabelled:
-        # Search matches term labels and aliases, so the cases using these terms change too.
+    return counts, changed_pks
+
+
+@transaction.atomic
+def load_taxonomy(terms, *, organisations=(), force=False):
+    """Create missing terms and organisations and fill in what is unset; `force` overwrites
+    editors' labels, names and aliases too. An organisation's name is set only when it is
+    created (an import names it after its case) or with `force`.
+
+    Returns counts of created, updated and unchanged terms and organisations:
+    {"terms": {"created": 2, ...}, "organisations": {...}}.
+    """
+    term_counts, relabelled = fill_in(
+        {(t.vocabulary, t.slug): t for t in Term.objects.all()},
+        lambda fields: (fields["vocabulary"], fields["slug"]),
+        terms,
+        Term,
+        force,
+    )
+    org_counts, renamed = fill_in(
+        {org.slug: org for org in Organisation.objects.all()},
+        lambda fields: fields["slug"],
+        organisations,
+        Organisation,
+        force,
+    )
+    # Search matches names and aliases, so the cases using these change too.
+    if relabelled or renamed:
         refresh_search_text(
             Case.objects.filter(
-                Q(case_terms__term__in=relabelled) | Q(root_cause__in=relabelled)
+                Q(case_terms__term__in=relabelled)
+                | Q(root_cause__in=relabelled)
+                | Q(org__in=renamed)
             ).distinct()
         )
-    if relabelled or counts["created"]:
+    if relabelled or renamed or term_counts["created"] or org_counts["created"]:
         public_content_changed()
-    return counts
+    return {"terms": term_counts, "organisations": org_counts}
 
 
 def export_taxonomy():
-    """Every term as the database has it now, in the document parse_taxonomy reads."""
+    """Every term and organisation as the database has it now, in the document
+    parse_taxonomy reads."""
     document = {vocabulary: [] for vocabulary in Vocabulary.values}
     for term in Term.objects.order_by("vocabulary", "slug"):
         document[term.vocabulary].append(
@@ -142,4 +245,12 @@ def export_taxonomy():
                 "aliases": {lang: term.alias_list(lang) for lang in LANGUAGES},
             }
         )
+    document[ORGANISATIONS] = [
+        {
+            "slug": org.slug,
+            "name": org.name,
+            "aliases": {lang: org.alias_list(lang) for lang in LANGUAGES},
+        }
+        for org in Organisation.objects.order_by("slug")
+    ]
     return document

@@ -62,9 +62,20 @@ class OrganisationQuerySet(models.QuerySet):
         return self.filter(models.Exists(cases.filter(org=models.OuterRef("pk"))))
 
 
-class Organisation(models.Model):
+class HasAliases:
+    """Other names for a thing, one a line in each language (`aliases_en`, `aliases_ko`):
+    search matches them as it matches the thing's own name."""
+
+    def alias_list(self, language):
+        text = getattr(self, f"aliases_{language}") or ""
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class Organisation(HasAliases, models.Model):
     name = models.CharField(_("name"), max_length=200)
     slug = models.SlugField(_("slug"), max_length=200, unique=True, validators=[SlugValidator()])
+    # Former and short names and other scripts' spellings: Facebook, 페이스북 for Meta.
+    aliases = models.TextField(_("aliases"), blank=True, help_text=_("One alias a line."))
 
     objects = OrganisationQuerySet.as_manager()
 
@@ -84,7 +95,7 @@ class Organisation(models.Model):
         return self.name
 
 
-class Term(models.Model):
+class Term(HasAliases, models.Model):
     """One value of one taxonomy vocabulary, e.g. the component `shared-filesystem`."""
 
     vocabulary = models.CharField(_("vocabulary"), max_length=20, choices=Vocabulary.choices)
@@ -120,10 +131,6 @@ class Term(models.Model):
     def label_from_slug(slug):
         """The English label a term gets when an import names it before anyone labels it."""
         return slug.replace("-", " ").capitalize()
-
-    def alias_list(self, language):
-        text = getattr(self, f"aliases_{language}") or ""
-        return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 class CaseQuerySet(models.QuerySet):

@@ -10,8 +10,15 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from cases.editorial import transitions as workflow
-from cases.models import Case, CaseRelation, Term, Vocabulary
-from tests.factories import CaseFactory, CaseStepFactory, SourceFactory, TermFactory, UserFactory
+from cases.models import Case, CaseRelation, Organisation, Term, Vocabulary
+from tests.factories import (
+    CaseFactory,
+    CaseStepFactory,
+    OrganisationFactory,
+    SourceFactory,
+    TermFactory,
+    UserFactory,
+)
 from tests.library import database_fingerprint, empty_the_library, public_site
 
 pytestmark = pytest.mark.django_db
@@ -124,6 +131,43 @@ def test_a_restored_backup_gives_the_same_public_site(client, library, tmp_path)
         "Resolving names.",
         ["CoreDNS", "resolver"],
     )
+
+
+def test_organisations_and_their_aliases_come_back_from_a_backup(library, tmp_path):
+    org = Case.objects.live().get(public_id="IL-0001").org
+    org.aliases_en, org.aliases_ko = "Facebook\nMeta Platforms", "메타\n페이스북"
+    org.save()
+    OrganisationFactory(slug="kakao", name="Kakao", aliases_ko="카카오")  # on no case
+    back_up(tmp_path / "backup")
+    taxonomy = json.loads((tmp_path / "backup" / "taxonomy.json").read_text())
+    assert {
+        "slug": org.slug,
+        "name": org.name,
+        "aliases": {"en": ["Facebook", "Meta Platforms"], "ko": ["메타", "페이스북"]},
+    } in taxonomy["organisations"]
+    assert {"slug": "kakao", "name": "Kakao", "aliases": {"en": [], "ko": ["카카오"]}} in (
+        taxonomy["organisations"]
+    )
+
+    empty_the_library()
+    restore(tmp_path / "backup")
+
+    restored = Organisation.objects.get(slug=org.slug)
+    assert restored.name == org.name
+    assert restored.alias_list("en") == ["Facebook", "Meta Platforms"]
+    assert restored.alias_list("ko") == ["메타", "페이스북"]
+    assert Organisation.objects.get(slug="kakao").alias_list("ko") == ["카카오"]
+
+
+def test_a_restore_puts_back_the_aliases_an_editor_changed_since(library, tmp_path):
+    org = Case.objects.live().get(public_id="IL-0001").org
+    org.name, org.aliases_ko = "Meta", "메타"
+    org.save()
+    back_up(tmp_path / "backup")
+    Organisation.objects.filter(pk=org.pk).update(aliases_ko="페북", name="Renamed")
+    restore(tmp_path / "backup")
+    org.refresh_from_db()
+    assert (org.name, org.alias_list("ko")) == ("Meta", ["메타"])
 
 
 def test_the_backup_holds_each_file(library, tmp_path):

@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from cases.models import Case, Term
+from cases.models import Case, Organisation, Term
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.django_db
@@ -40,6 +40,7 @@ def test_every_term_in_use_has_an_english_and_a_korean_label(bundled_library):
     labelled = {
         (vocabulary, term["slug"])
         for vocabulary, terms in taxonomy.items()
+        if vocabulary != "organisations"
         for term in terms
         if term["label"].get("en") and term["label"].get("ko")
     }
@@ -94,3 +95,52 @@ def test_taxonomy_fills_in_terms_an_import_created_first(seed_case, write_json):
     term = Term.objects.get(slug="shared-filesystem")
     assert term.label_ko == "공유 파일 시스템"
     assert "HDFS" in term.alias_list("en")
+
+
+def test_every_bundled_case_is_of_an_organisation_with_a_korean_alias(bundled_library):
+    # Readers search 페이스북 and 깃랩; the taxonomy created these, and the import reused them.
+    taxonomy = json.loads(TAXONOMY.read_text(encoding="utf-8"))
+    listed = {org["slug"] for org in taxonomy["organisations"]}
+    for org in Organisation.objects.filter(cases__isnull=False).distinct():
+        assert org.slug in listed, f"{org.slug} is not in taxonomy.json"
+        assert org.alias_list("ko"), f"{org.slug} has no Korean alias"
+    assert Organisation.objects.get(slug="meta").alias_list("ko") == ["메타", "페이스북"]
+    assert "Facebook" in Organisation.objects.get(slug="meta").alias_list("en")
+
+
+def test_the_bundled_organisations_are_named_as_their_cases_name_them(bundled_library):
+    # A name of its own in the taxonomy would show instead of the cases' on every page, and
+    # each re-import would then skip those cases as changed by an editor.
+    for path in sorted(CASES_DIR.glob("*.json")):
+        case = json.loads(path.read_text(encoding="utf-8"))
+        assert Organisation.objects.get(slug=case["org_slug"]).name == case["org"], path.name
+    out = io.StringIO()
+    call_command("import_cases", str(CASES_DIR), stdout=out)
+    assert "skipped 0" in out.getvalue()
+
+
+# Products named in English labels and aliases, and how Korean writes each one.
+PRODUCTS_IN_HANGUL = {
+    "Kubernetes": "쿠버네티스",
+    "Redis": "레디스",
+    "Memcached": "멤캐시드",
+    "Consul": "컨설",
+    "MySQL": "마이에스큐엘",
+    "PostgreSQL": "포스트그레스큐엘",
+    "Postgres": "포스트그레스",
+    "MongoDB": "몽고DB",
+    "Amazon S3": "아마존 S3",
+    "Google Cloud Storage": "구글 클라우드 스토리지",
+}
+
+
+def test_every_term_naming_a_product_has_its_korean_spelling(bundled_library):
+    named = 0
+    for term in Term.objects.all():
+        english = " | ".join([term.label_en, *term.alias_list("en")]).casefold()
+        korean = [term.label_ko, *term.alias_list("ko")]
+        for product, hangul in PRODUCTS_IN_HANGUL.items():
+            if product.casefold() in english:
+                named += 1
+                assert any(hangul in name for name in korean), f"{term} lacks {hangul}"
+    assert named >= len(PRODUCTS_IN_HANGUL)  # the list still names products the terms name

@@ -8,8 +8,8 @@ from cases.exchange.backup import write_backup
 class Command(BaseCommand):
     help = (
         "Back up the library into a directory: cases.jsonl (every case in the exchange format), "
-        "taxonomy.json (every term) and state.jsonl (each case's status and publication date). "
-        "restore_library reads it back."
+        "taxonomy.json (every term and organisation) and state.jsonl (each case's status and "
+        "publication date). restore_library reads it back."
     )
 
     def add_arguments(self, parser):

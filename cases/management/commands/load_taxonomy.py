@@ -7,8 +7,9 @@ from cases.exchange.taxonomy import TaxonomyError, load_taxonomy, parse_taxonomy
 
 class Command(BaseCommand):
     help = (
-        "Load taxonomy labels, descriptions and aliases from JSON files. Creates missing terms "
-        "and fills in unset labels; --force also overwrites labels editors have changed."
+        "Load taxonomy labels, descriptions and aliases of terms, and names and aliases of "
+        "organisations, from JSON files. Creates missing terms and organisations and fills in "
+        "what is unset; --force also overwrites what editors have changed."
     )
 
     def add_arguments(self, parser):
@@ -16,17 +17,25 @@ class Command(BaseCommand):
         parser.add_argument("--force", action="store_true")
 
     def handle(self, *args, paths, force, **options):
-        terms, problems = [], []
+        terms, organisations, problems = [], [], []
         for name in paths:
             try:
-                terms.extend(parse_taxonomy(Path(name).read_text(encoding="utf-8-sig"), label=name))
+                taxonomy = parse_taxonomy(Path(name).read_text(encoding="utf-8-sig"), label=name)
             except OSError as error:
                 problems.append(f"{name}: {error.strerror}")
             except TaxonomyError as error:
                 problems.extend(error.problems)
+            else:
+                terms += taxonomy.terms
+                organisations += taxonomy.organisations
         if problems:
             for problem in problems:
                 self.stderr.write(problem)
             raise CommandError("Nothing was loaded.")
-        counts = load_taxonomy(terms, force=force)
-        self.stdout.write(", ".join(f"{what} {number}" for what, number in counts.items()))
+        counts = load_taxonomy(terms, organisations=organisations, force=force)
+        self.stdout.write(
+            "; ".join(
+                f"{kind}: " + ", ".join(f"{what} {number}" for what, number in numbers.items())
+                for kind, numbers in counts.items()
+            )
+        )
