@@ -1,7 +1,7 @@
 import pytest
 from django.utils import translation
 
-from tests.factories import CaseFactory, CaseStepFactory, TermFactory
+from tests.factories import CaseFactory, CaseStepFactory, OrganisationFactory, TermFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -29,3 +29,10 @@ def test_aliases_are_one_a_line():
     term = TermFactory(aliases_en="HDFS\n NFS \n\n", aliases_ko="분산 저장소")
     assert term.alias_list("en") == ["HDFS", "NFS"]
     assert term.alias_list("ko") == ["분산 저장소"]
+
+
+def test_an_organisations_aliases_are_one_a_line_in_each_language():
+    org = OrganisationFactory(aliases_en="Facebook\r\n Meta Platforms \n\n", aliases_ko="페이스북")
+    assert org.alias_list("en") == ["Facebook", "Meta Platforms"]
+    assert org.alias_list("ko") == ["페이스북"]
+    assert OrganisationFactory().alias_list("ko") == []  # none given: empty, not [""]
