@@ -17,6 +17,7 @@ sets small however sparse the keys, but building it cost more than the sets them
 """
 
 import threading
+from functools import cached_property
 from typing import NamedTuple
 
 from django.db import connections
@@ -116,8 +117,9 @@ class FacetIndex:
     """The public cases of one version of the content, by facet value, with the public
     terms and organisations. Shared by the requests of a process: never changed."""
 
-    def __init__(self, version, public, sets, terms, organisations):
+    def __init__(self, version, public, sets, terms, organisations, using="default"):
         self.version = version
+        self.using = using
         self.public = CaseSet(public)  # every public case
         self._sets = sets  # kind -> key -> the public cases with that value, an int
         # kind -> key -> how many public cases have it (the sets' bit counts)
@@ -129,6 +131,14 @@ class FacetIndex:
         self.terms = terms
         self._organisations = {org.pk: org for org in organisations}
         self._organisation_slugs = {org.slug: org for org in organisations}
+
+    @cached_property
+    def names(self):
+        """The names readers may search by (cases.search.names), read when a search first
+        needs them: a list without one never does."""
+        from cases.search.names import name_book  # it imports the models' search rules
+
+        return name_book(self.using, self.terms)
 
     def organisation(self, pk):
         """The public organisation with this primary key, or None."""
@@ -230,7 +240,7 @@ def build(using, version):
         .values_list("pk", "slug", "name")
     ]
     terms = tuple(Term.objects.using(using).public().order_by("vocabulary", "slug"))
-    return FacetIndex(version, public, sets, terms, organisations)
+    return FacetIndex(version, public, sets, terms, organisations, using)
 
 
 def keys_aggregate(connection):

@@ -136,9 +136,12 @@ class CaseFilter(django_filters.FilterSet):
         }
         return {**vocabularies, **super().get_filters(), **dates}
 
-    def __init__(self, data=None, *args, terms=public_terms, **kwargs):
+    def __init__(self, data=None, *args, terms=public_terms, plan=None, **kwargs):
         super().__init__(data, *args, **kwargs)
         self._terms = terms
+        # The search's plan (cases.search.parsing), or a function that makes it when the
+        # search runs; None: the query's own words, without names or corrections.
+        self._plan = plan
 
     @property
     def terms(self):
@@ -149,7 +152,8 @@ class CaseFilter(django_filters.FilterSet):
         return self._terms
 
     def filter_search(self, queryset, name, value):
-        return search(queryset, clean_query(value))
+        plan = self._plan() if callable(self._plan) else self._plan
+        return search(queryset, clean_query(value), plan)
 
     def filter_nothing(self, queryset, name, value):
         return queryset
@@ -174,7 +178,7 @@ class CaseFilter(django_filters.FilterSet):
         """The same filters minus one facet: a facet's own counts ignore its selection."""
         data = self.data.copy()
         data.pop(name, None)
-        return type(self)(data, queryset=self.queryset, terms=lambda: self.terms)
+        return type(self)(data, queryset=self.queryset, terms=lambda: self.terms, plan=self._plan)
 
     def only(self, names):
         """The same filters, but only those named."""
@@ -182,4 +186,4 @@ class CaseFilter(django_filters.FilterSet):
         for name in names:
             if name in self.data:
                 data.setlist(name, self.data.getlist(name))
-        return type(self)(data, queryset=self.queryset, terms=lambda: self.terms)
+        return type(self)(data, queryset=self.queryset, terms=lambda: self.terms, plan=self._plan)

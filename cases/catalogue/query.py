@@ -34,8 +34,10 @@ from cases.catalogue.facet_index import (
 from cases.catalogue.filters import DATES, FACETS, NARROWING, SORTS, CaseFilter
 from cases.models import Case, TermRedirect, Vocabulary
 from cases.rules import is_slug
+from cases.search.parsing import parse
 from cases.search.planner import planned_by_the_search_index
 from cases.search.query import clean_query, query_words
+from cases.search.typos import corrections
 
 PAGE_SIZE = 20
 # Far beyond any library's last page, and small enough for PostgreSQL's OFFSET.
@@ -87,11 +89,53 @@ class CatalogueQuery:
         # Whether the cases are searched: for words, not punctuation alone. The same test
         # chooses the search's public cases and plans every query that runs it.
         self.searches = bool(query_words(clean_query(self.filterset.form.cleaned_data.get("q"))))
+        # How the search was answered: "all" its words, "corrected" misspellings, or only
+        # "partial" matches (no case has every word); see `_answered`.
+        self.search_mode = "all"
+        self.corrections = {}
+        self._fallbacks = None
         if self.searches:
-            self.filterset = CaseFilter(
-                data, queryset=Case.objects.public_for_search(), terms=lambda: self.terms
-            )
-            self.filterset.is_valid()
+            self._search_filterset()
+
+    def _search_filterset(self):
+        self.filterset = CaseFilter(
+            self.data,
+            queryset=Case.objects.public_for_search(),
+            terms=lambda: self.terms,
+            plan=lambda: self.plan,
+        )
+        self.filterset.is_valid()
+        self.__dict__.pop("cases", None)
+
+    @cached_property
+    def plan(self):
+        """The search's plan: its words, with the other names of what they name."""
+        return parse(self.q, self.index.names)
+
+    def _answered(self, run, found):
+        """`run()`'s result for the search as planned, or, if `found(result)` is false,
+        for the first fallback that finds something: the misspelled words corrected, then
+        the cases with the most of the words (corrections included). No reader meets an
+        empty list while some case has some of their words."""
+        result = run()
+        if found(result) or not self.searches or self._fallbacks is not None:
+            return result
+        self._fallbacks = []
+        single = [c.text for c in self.plan.clauses if len(c.own.words) == 1 and not c.own.phrase]
+        self.corrections = corrections(single, self.using)
+        if self.corrections:
+            self._fallbacks.append(("corrected", self.plan.with_corrections(self.corrections)))
+        corrected = self._fallbacks[0][1] if self._fallbacks else self.plan
+        if len(self.plan.clauses) > 1 or self.corrections:
+            self._fallbacks.append(("partial", corrected.as_partial()))
+        for mode, plan in self._fallbacks:
+            self.search_mode, self.__dict__["plan"] = mode, plan
+            self._search_filterset()
+            result = run()
+            if found(result):
+                return result
+        self.search_mode = "none"
+        return result
 
     @cached_property
     def index(self):
@@ -147,7 +191,9 @@ class CatalogueQuery:
         asked = page_number(number)
         page = (self.ordering, (asked - 1) * PAGE_SIZE, PAGE_SIZE) if asked and self.valid else None
         with self.planned():
-            narrowed, keys = self._narrowed(index, page)
+            narrowed, keys = self._answered(
+                lambda: self._narrowed(index, page), lambda result: bool(result[0])
+            )
             counts = self._count(index, narrowed)
             paginator = CountedPaginator(
                 self.cases.values_list("pk", flat=True),
@@ -167,21 +213,27 @@ class CatalogueQuery:
         if not self.valid:
             return CaseSet()
         with self.planned():
-            narrowed, _keys = self._narrowed(index, None)
+            narrowed, _keys = self._answered(
+                lambda: self._narrowed(index, None), lambda result: bool(result[0])
+            )
         return faceted(self.filterset, index, narrowed)
 
     def page(self, number=None, *, size=PAGE_SIZE, fields=None, ordering=None):
         """One page of the listed cases, counted in SQL: their primary keys, or dicts of
         `fields`; in the list's order unless `ordering` is given; page `number`, or the
         query string's when None."""
-        cases = self.cases if ordering is None else self.cases.order_by(*ordering)
-        rows = cases.values(*fields) if fields else cases.values_list("pk", flat=True)
-        with self.planned():
+
+        def run():
+            cases = self.cases if ordering is None else self.cases.order_by(*ordering)
+            rows = cases.values(*fields) if fields else cases.values_list("pk", flat=True)
             page = Paginator(rows, size).get_page(
                 self.data.get("page") if number is None else number
             )
             page.object_list = list(page.object_list)
-        return page
+            return page
+
+        with self.planned():
+            return self._answered(run, lambda page: page.paginator.count > 0)
 
     def _narrowed(self, index, page):
         """(the public cases that the search and the dates select, a CaseSet; the keys of

@@ -16,6 +16,7 @@ from django.db import connection, transaction
 from cases.caching import public_content_changed
 from cases.editorial.transitions import imported_state, record_import
 from cases.models import Case
+from cases.search.text import case_words, remember_words
 
 from .locking import exclusive_import
 from .reading import ProblemList, Record
@@ -365,6 +366,10 @@ class CaseImporter:
         )
         for case, data in to_update:
             fill_case(case, data, orgs, terms, words[data["id"]])
+        written_data = [data for data, _ in to_create] + [data for _, data in to_update]
+        remember_words(
+            word for data in written_data for word in (words[data["id"]] or case_words(data))
+        )
         if to_update:
             Case.objects.bulk_update([case for case, _ in to_update], CONTENT_FIELDS)
         written = list(zip(created_pks, (data for data, _ in to_create), strict=True))

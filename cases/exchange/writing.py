@@ -29,7 +29,7 @@ from cases.models import (
     Vocabulary,
 )
 from cases.rules import IMPACT_FIELDS, LANGUAGES, TRACKED_FIELDS, TRANSLATED_FIELDS
-from cases.search.text import search_text_for
+from cases.search.text import remember_words, search_text_for
 
 QUERY_CHUNK = 900  # stays under SQLite's limit on query parameters
 
@@ -299,6 +299,7 @@ def write_case(case, data, *, translation_basis=None, korean_changed=None):
         case.translation_basis, case.ko_stale_since = translation_basis, stale_since
         update_translation_state(case, korean_changed=korean_changed)
     case.save()
+    remember_words(case.search_text.split())
     replace_children([(case.pk, data)], terms)
     write_links([link_of(case.pk, data)])
     return case

@@ -18,6 +18,7 @@ from .public import ContentVersion
 from .review import CaseComment, CasePresence, CommentReply, ReviewClaim
 from .scheduling import ScheduledTransition
 from .uploads import PendingImport
+from .words import SearchWord
 
 __all__ = [
     "CASE_ID_RE",
@@ -38,6 +39,7 @@ __all__ = [
     "Organisation",
     "PendingImport",
     "ScheduledTransition",
+    "SearchWord",
     "ReviewClaim",
     "Source",
     "Term",

@@ -1,72 +1,29 @@
-"""A reader's query: cleaned, split into words, matched against cases, ranked; and the
-terms and organisations it names, offered as filters."""
+"""A reader's query: planned (cases.search.parsing), matched against cases and ranked
+(cases.search.matching); and the terms and organisations it names, offered as filters."""
 
 import re
 
 from django.db import connections
-from django.db.models import Case as Conditional
-from django.db.models import IntegerField, TextField, Value, When
-from django.db.models.functions import Concat, Lower
-from django.db.models.lookups import Contains
 
 from cases.rules import LANGUAGES
 
-from .planner import SearchVectorMatches, TitleWords
-from .text import words_of
+from .matching import apply_plan
+from .parsing import MAX_CLAUSES, clean_query, parse
 
-MAX_QUERY_LENGTH = 200
-MAX_WORDS = 8
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def title_words(connection):
-    """Both titles in lower case: stored on PostgreSQL, where every match of a broad
-    search is ranked by them (lowering them there cost more than the rest of the
-    ranking); lowered as it goes elsewhere."""
-    if connection.vendor == "postgresql":
-        return TitleWords()
-    return Lower(Concat("title_en", Value(" "), "title_ko", output_field=TextField()))
-
-
-def clean_query(raw):
-    """The query as searched: control characters gone, spaces folded, length bounded."""
-    text = CONTROL_CHARACTERS.sub(" ", raw or "")
-    return " ".join(text.split())[:MAX_QUERY_LENGTH]
+__all__ = ["clean_query", "query_words", "search", "suggested_filters"]
 
 
 def query_words(query):
-    return list(dict.fromkeys(words_of(query)))[:MAX_WORDS]
+    """The words a query searches for (none: a query of punctuation, which lists all)."""
+    return [word for clause in parse(query).clauses for word in clause.own.words][: MAX_CLAUSES * 4]
 
 
-def search(queryset, query):
-    """Cases matching every word of the query, with a `relevance` annotation, written for
-    the database the queryset reads."""
-    words = query_words(query)
-    if not words:  # only punctuation or symbols: nothing to look for, nothing to rank
-        return queryset.annotate(relevance=Value(0))
-    connection = connections[queryset.db]
-    if connection.vendor == "postgresql":
-        # Words are letters and digits only, so they need no escaping as tsquery operands.
-        tsquery = " & ".join(f"'{word}':*" for word in words)
-        queryset = queryset.filter(SearchVectorMatches(tsquery))
-    else:
-        queryset = queryset.alias(
-            padded_search_text=Concat(Value(" "), "search_text", output_field=TextField())
-        )
-        for word in words:
-            queryset = queryset.filter(padded_search_text__contains=f" {word}")
-    # Relevance: how many of the words the titles hold (either language). Titles only:
-    # they are short and stored in the row, where summaries are compressed apart from it,
-    # and a search matching most of 100,000 cases ranks every one of them.
-    titles = title_words(connection)
-    score = Value(0)
-    for word in words:
-        score = score + Conditional(
-            When(Contains(titles, word), then=Value(1)),
-            default=Value(0),
-            output_field=IntegerField(),
-        )
-    return queryset.annotate(relevance=score)
+def search(queryset, query, plan=None):
+    """Cases matching the query's plan (every clause, unless the plan is a partial one),
+    annotated with their `relevance`, for the database the queryset reads. `plan` is the
+    query's, with names and corrections, if already made (cases.catalogue.query)."""
+    plan = parse(query) if plan is None else plan
+    return apply_plan(queryset, plan, connections[queryset.db].vendor)
 
 
 def suggested_filters(query, terms, organisations):

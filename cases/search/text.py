@@ -7,6 +7,8 @@ from cases.exchange.validation import validate_case
 from cases.models import LIST_VOCABULARIES, Case, Vocabulary
 from cases.rules import LANGUAGES, TRACKED_FIELDS
 
+from .language import stem_tokens
+
 # Letters and digits; punctuation and underscores separate words, as in PostgreSQL's parser.
 # (`\w+` over text whose underscores are spaces: the same words, 1.7 times as fast as `[^\W_]+`.)
 WORD = re.compile(r"\w+")
@@ -15,6 +17,7 @@ MAX_WORD_LENGTH = 500
 
 
 def words_of(text):
+    """The words of a text as search sees them: casefolded runs of letters and digits."""
     return WORD.findall(text.casefold().replace("_", " "))
 
 
@@ -55,7 +58,14 @@ def search_text_for(case, terms, words=None):
     # Each word once: repeats only make the text and its index larger.
     unique = dict.fromkeys(case_words(case) if words is None else words)
     unique.update(dict.fromkeys(words_of(term_texts)))
-    return " ".join(word for word in unique if len(word) <= MAX_WORD_LENGTH)
+    words = [word for word in unique if len(word) <= MAX_WORD_LENGTH]
+    return " ".join(words + stem_tokens(words))
+
+
+def remember_words(words):
+    from .typos import remember_words as remember  # it reads the models
+
+    remember(words)
 
 
 def refresh_search_text(cases):
@@ -71,4 +81,5 @@ def refresh_search_text(cases):
             case.search_text = text
             changed.append(case)
     Case.objects.bulk_update(changed, ["search_text"], batch_size=500)
+    remember_words(word for case in changed for word in case.search_text.split())
     return len(changed)

@@ -1,0 +1,67 @@
+"""Common words of incident reports in both languages, so that a reader's word finds a case
+written only in the other language: 장애 finds an English-only outage, "regex" a Korean
+case about 정규식.
+
+Names of organisations and of taxonomy terms are not here: editors keep those, with their
+aliases, in the admin and in the taxonomy file (cases.search.names reads all three). These
+are the general words of the field, which no term owns. Each group is one meaning; any of
+its entries finds the others. An entry of several words is matched as those words.
+"""
+
+GLOSSARY = (
+    ("장애", "outage", "incident", "failure", "disruption"),
+    ("중단", "outage", "interruption"),
+    ("사고", "incident", "accident"),
+    ("사후 분석", "사후분석", "postmortem", "post mortem", "retrospective"),
+    ("정규식", "정규 표현식", "regex", "regular expression"),
+    ("데이터베이스", "database", "db"),
+    ("데이터 센터", "데이터센터", "datacenter", "data center", "data centre"),
+    ("화재", "fire"),
+    ("정전", "power outage", "power failure", "blackout"),
+    ("전원", "power"),
+    ("인증서", "certificate", "cert"),
+    ("만료", "expiry", "expiration", "expired"),
+    ("삭제", "deletion", "deleted", "delete"),
+    ("네트워크", "network", "networking"),
+    ("설정", "구성", "configuration", "config"),
+    ("배포", "deployment", "deploy", "rollout"),
+    ("롤백", "되돌리기", "rollback"),
+    ("캐시", "cache"),
+    ("지연", "latency", "delay"),
+    ("트래픽", "traffic"),
+    ("서버", "server"),
+    ("클러스터", "cluster"),
+    ("백업", "backup"),
+    ("복구", "recovery", "restore"),
+    ("스토리지", "저장소", "storage"),
+    ("디스크", "disk"),
+    ("메모리", "memory"),
+    ("과부하", "overload"),
+    ("부하", "load"),
+    ("라우팅", "routing"),
+    ("전화국", "telephone exchange", "phone exchange"),
+    ("보안", "security"),
+    ("인증", "authentication", "auth"),
+    ("권한", "permission", "permissions"),
+    ("모니터링", "monitoring"),
+    ("알림", "alert", "alerting"),
+    ("재시도", "retry", "retries"),
+    ("타임아웃", "시간 초과", "timeout"),
+    ("연결", "connection"),
+    ("커넥션 풀", "연결 풀", "connection pool"),
+    ("업데이트", "update"),
+    ("업그레이드", "upgrade"),
+    ("마이그레이션", "migration"),
+    ("버그", "bug"),
+    ("실수", "mistake", "human error"),
+    ("오타", "typo"),
+    ("지역", "region"),
+    ("가용 영역", "availability zone"),
+    ("로그", "log", "logs"),
+    ("결제", "payment", "payments"),
+    ("로그인", "login", "sign in"),
+    ("이메일", "email"),
+    ("검색", "search"),
+    ("학습", "training"),
+    ("추론", "inference"),
+)
