@@ -68,6 +68,7 @@ class Listing:
     suggestions: list = field(default_factory=list)
     common_components: list = field(default_factory=list)
     charts: dict = field(default_factory=dict)
+    search: object = None  # how the search was answered (a SearchOutcome), if not plainly
 
 
 def build_listing(query):
@@ -87,6 +88,7 @@ def build_listing(query):
     listing = Listing(
         query.filterset, page, facets, query.q, query.sort, query.has_filters, notices
     )
+    listing.search = query.outcome
     listing.common_components = common_components(facets, counts.within)
     listing.charts = charts(facets, counts.within, counts.years)
     if query.q:

@@ -74,6 +74,17 @@ class FacetCounts:
     page: Page  # of the listed cases' primary keys
 
 
+@dataclass
+class SearchOutcome:
+    """A search that did not find every word as written: `mode` "corrected" (the results
+    are those of `corrected`, the query with `misspelled` words corrected), "partial" (the
+    cases with the most of the words) or "none"."""
+
+    mode: str
+    corrected: str
+    misspelled: list
+
+
 class CatalogueQuery:
     """The public cases that a query string (a QueryDict) lists, and how."""
 
@@ -106,6 +117,20 @@ class CatalogueQuery:
         )
         self.filterset.is_valid()
         self.__dict__.pop("cases", None)
+
+    @property
+    def outcome(self):
+        """How the search was answered, for the list to say (None: no search, or every
+        word found as written)."""
+        if not self.searches or self.search_mode == "all":
+            return None
+        return SearchOutcome(
+            self.search_mode,
+            " ".join(self.corrections.get(c.text, c.text) for c in self.plan.clauses)
+            if self.corrections
+            else "",
+            list(self.corrections),
+        )
 
     @cached_property
     def plan(self):

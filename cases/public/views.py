@@ -39,6 +39,18 @@ def case_list(request):
     return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
 
 
+def search_outcome(query):
+    """How the list JSON's search was answered: "all" its words as written, "corrected"
+    (the words in `corrected` in place of misspelled ones), "partial" (the cases with the
+    most words) or "none"; null without a search."""
+    if not query.searches:
+        return None
+    outcome = query.outcome
+    if outcome is None:
+        return {"answered": "all", "corrected": None}
+    return {"answered": outcome.mode, "corrected": outcome.corrected or None}
+
+
 @require_safe
 @cache_public_page
 def case_list_json(request):
@@ -62,6 +74,7 @@ def case_list_json(request):
             "next": page_url(page.next_page_number()) if page.has_next() else None,
             "previous": page_url(page.previous_page_number()) if page.has_previous() else None,
             "notices": [str(notice) for notice in query.notices],
+            "search": search_outcome(query),
             "results": [case_to_exchange(by_pk[pk]) for pk in ids],
         },
         json_dumps_params={"ensure_ascii": False},
