@@ -12,7 +12,7 @@ PYTHON ?= $(shell for candidate in python3 python3.14 python3.13 python3.12; do 
 	   command -v $$candidate; break; fi; done)
 
 .PHONY: run test install lint format migrations-check lock load-data clean messages vendor bench
-.PHONY: load bench-compare
+.PHONY: load bench-compare relevance
 
 # The background worker (emails, scheduled publications) runs beside the server and stops
 # with it. Ctrl-C reaches both: the worker finishes the task in hand, and the recipe waits for
@@ -93,6 +93,12 @@ bench: install
 bench-compare: install
 	@if [ -z "$(BASE)" ]; then echo "Name the commit to compare with: make bench-compare BASE=main~1"; exit 1; fi
 	$(PY) bench/compare.py --base $(BASE)
+
+# The relevance set's figures for the README (hit@1, hit@5, no result; overall and by kind):
+# tests/search/relevance over a scratch database (var/relevance-set.sqlite3, or DATABASE_URL's
+# PostgreSQL server as for `make bench`). RELEVANCE_ARGS=--misses lists the missed queries.
+relevance: install
+	$(PY) scripts/relevance.py $(RELEVANCE_ARGS)
 
 # The site under load: gunicorn on 127.0.0.1 driven by wrk for a minute at 10,000 cases, against
 # DATABASE_URL's PostgreSQL server in a scratch database; writes the Load section of
