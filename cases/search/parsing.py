@@ -29,14 +29,16 @@ def clean_query(raw):
 @dataclass(frozen=True)
 class Form:
     """Words that stand for a clause in a case: all of them (a phrase: in this order, next
-    to each other)."""
+    to each other). A name's words are matched as written, without their other forms:
+    "Fastly" is not "fast"."""
 
     words: tuple
     phrase: bool = False
+    name: bool = False
 
     @property
     def stems(self):
-        return tuple(stem(word) for word in self.words)
+        return tuple(None if self.name else stem(word) for word in self.words)
 
 
 @dataclass(frozen=True)
@@ -132,15 +134,43 @@ def parse(query, names=None):
 STOP_FORMS = {(word,) for word in STOPWORDS}
 
 
+# Korean particles, longest first: a reader writes "업데이트로" where the name book has
+# 업데이트, and a case may have 데이터베이스가 where the query has 데이터베이스를.
+PARTICLES = (
+    "에서는", "으로는", "에게서", "이라는",
+    "에서", "으로", "에게", "까지", "부터", "보다", "처럼", "라는", "이나", "에는", "와의", "과의",
+    "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만", "나",
+)  # fmt: skip
+
+
+def without_particle(word):
+    """The noun of a Korean word with a particle attached, or None."""
+    if not word or not "\uac00" <= word[-1] <= "\ud7a3":
+        return None
+    for particle in PARTICLES:
+        if word.endswith(particle) and len(word) - len(particle) >= 2:
+            return word[: -len(particle)]
+    return None
+
+
 def word_clauses(text, names):
     words = words_of(text)
     clauses = []
     start = 0
     while start < len(words):
         named = names.named(words, start) if names else None
+        noun = without_particle(words[start]) if not named else None
+        if noun:
+            named = names.named([noun], 0) if names else None
+            if named is None:
+                clauses.append(Clause(words[start], (Form((words[start],)), Form((noun,)))))
+                start += 1
+                continue
         if named:
             own = tuple(words[start : start + named.length])
-            forms = [Form(own)] + [Form(name) for name in named.names if name != own]
+            is_name = bool(named.organisations)
+            forms = [Form(own, name=is_name)]
+            forms += [Form(name, name=is_name) for name in named.names if name != own]
             clauses.append(
                 Clause(
                     " ".join(own),
