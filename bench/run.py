@@ -169,6 +169,11 @@ def requests_to_measure(sample_id):
         # organisation's name occurs in about 5% of the cases, with 과금 in about 1.5%).
         ("list, English search (narrower)", "/en/cases/?q=hooli", True),
         ("list, Korean search (narrower)", "/ko/cases/?q=hooli+과금", True),
+        # Searches no case answers as written: a misspelled name, corrected (two more
+        # queries: is it a word of the library, which words are like it); and a word no
+        # case has, beside one that narrows (the cases with the most of the words).
+        ("list, search with a misspelling (corrected)", "/en/cases/?q=hooly", True),
+        ("list, search no case has every word of (partial)", "/en/cases/?q=hooli+zeppelin", True),
         ("case page", f"/en/cases/{sample_id}/", True),
         ("case JSON", f"/en/cases/{sample_id}.json", True),
         ("list JSON", "/en/cases.json?component=syn-component-1", True),
