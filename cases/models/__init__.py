@@ -17,6 +17,7 @@ from .preferences import EditorPreference
 from .public import ContentVersion
 from .review import CaseComment, CasePresence, CommentReply, ReviewClaim
 from .scheduling import ScheduledTransition
+from .search import SearchEntry
 from .uploads import PendingImport
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "Organisation",
     "PendingImport",
     "ScheduledTransition",
+    "SearchEntry",
     "ReviewClaim",
     "Source",
     "Term",
