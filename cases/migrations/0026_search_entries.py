@@ -10,8 +10,10 @@ On PostgreSQL the entry holds the search vector too, generated from its search t
 a GIN index. The row keeps only its short columns: with `toast_tuple_target` at its
 minimum, search_text and search_vector go to TOAST (a search reads the vector through its
 index, never from the row), while `title_words` stays in the row (storage MAIN), since
-ranking reads it in every match. Measured at 100,000 cases: see the report of the branch
-search/entries (heap 12,380 blocks for cases_case, TODO for the entries).
+ranking reads it in every match. Measured at 100,000 cases: 3,287 heap blocks against
+cases_case's 12,380 (9,273 with PostgreSQL's default toast_tuple_target); a search matching
+99,053 of them reads 3,324 buffers instead of 12,432. Storing search_text EXTERNAL instead
+made neither the table nor the fill any different. The fill took 23 s, its GIN index 14 s.
 """
 
 import django.db.models.deletion
