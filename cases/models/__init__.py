@@ -17,6 +17,7 @@ from .preferences import EditorPreference
 from .public import ContentVersion
 from .review import CaseComment, CasePresence, CommentReply, ReviewClaim
 from .scheduling import ScheduledTransition
+from .search import SearchEntry
 from .uploads import PendingImport
 from .words import SearchWord
 
@@ -39,6 +40,7 @@ __all__ = [
     "Organisation",
     "PendingImport",
     "ScheduledTransition",
+    "SearchEntry",
     "SearchWord",
     "ReviewClaim",
     "Source",
