@@ -27,7 +27,7 @@ import snowballstemmer
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from cases.markdown import plain
+from cases.markdown import CACHE_SIZE, CACHED_TEXT_LENGTH, plain
 
 from .text import words_of
 
@@ -70,15 +70,10 @@ class Highlighter:
             word: stem(word) if word.isascii() and stem(word) in self.stems else word
             for word in self.words
         }
-        self.prefix_pattern = self.alternatives(self.words)
-        # A stem keeps its word's first letter (Snowball's English changes only endings),
-        # so only ASCII words with one of those letters need stemming.
-        initials = "".join(sorted({s[0] for s in self.stems if s.isascii()}))
-        self.stem_candidates = (
-            re.compile(f"{NOT_WORD_BEFORE}[{re.escape(initials)}][a-z0-9]*(?![^\\W_])")
-            if initials
-            else None
-        )
+        self.prefix_pattern = alternatives(self.words)
+        # Only words beginning as a stem does can have it (see `stem_kept`).
+        self.stem_candidates = alternatives({stem_kept(s) for s in self.stems if s.isascii()})
+        # Phrases are rare and span words: each checks for a word's start as it goes.
         self.phrase_patterns = [
             re.compile(
                 NOT_WORD_BEFORE
@@ -88,30 +83,40 @@ class Highlighter:
             )
             for phrase in self.phrases
         ]
-
-    @staticmethod
-    def alternatives(words):
-        if not words:
-            return None
-        longest_first = sorted(words, key=len, reverse=True)  # the longest prefix wins
-        return re.compile(NOT_WORD_BEFORE + "(?:" + "|".join(map(re.escape, longest_first)) + ")")
+        # What a text must contain (anywhere) for each query word to be in it.
+        self.needles = [([word], self.key_of[word]) for word in self.words]
+        self.needles += [([stem_kept(s)], s) for s in self.stems]
+        self.needles += [(phrase, ("phrase", i)) for i, phrase in enumerate(self.phrases)]
 
     def __bool__(self):
         return bool(self.words or self.stems or self.phrases)
+
+    def at_most(self, text):
+        """At least as many distinct query words as `text` has (substring tests: a
+        hundred times as fast as finding them)."""
+        folded = text.casefold()
+        return len({key for needles, key in self.needles if all(n in folded for n in needles)})
 
     def hits(self, text):
         """The non-overlapping stretches of `text` to mark, in order."""
         folded = text.casefold()
         found = []
         tokens = {}  # start of a matched word -> the word (casefolded)
+        # The patterns match anywhere, and a match inside a word is dropped here: a
+        # look-behind for the word's start would make each pattern three times as slow.
         if self.prefix_pattern:
             for match in self.prefix_pattern.finditer(folded):
                 start = match.start()
-                tokens[start] = folded[start : WORD_REST.match(folded, match.end()).end()]
+                if not start or not folded[start - 1].isalnum():
+                    tokens[start] = folded[start : WORD_REST.match(folded, match.end()).end()]
         if self.stem_candidates:
             for match in self.stem_candidates.finditer(folded):
-                if match.start() not in tokens and stem(match.group()) in self.stems:
-                    tokens[match.start()] = match.group()
+                start = match.start()
+                if start in tokens or (start and folded[start - 1].isalnum()):
+                    continue
+                token = folded[start : WORD_REST.match(folded, match.end()).end()]
+                if token.isascii() and stem(token) in self.stems:
+                    tokens[start] = token
         for start, token in tokens.items():
             found.append(self.word_hit(start, token))
         for index, pattern in enumerate(self.phrase_patterns):
@@ -138,6 +143,21 @@ class Highlighter:
         return mark_safe(marked_html(text, self.hits(text), 0, len(text)))
 
 
+def stem_kept(word_stem):
+    """What every word with this stem begins with: all of it but the last two letters
+    (Snowball's English changes endings only: y to i, an e added, -ying to -ie, -ational
+    to -ate...; tests/search/test_snippets.py checks it), and at least the first."""
+    return word_stem[: max(1, len(word_stem) - 2)]
+
+
+def alternatives(words):
+    """A pattern finding any of the words (the longest first, where one begins another)."""
+    if not words:
+        return None
+    longest_first = sorted(words, key=lambda word: (-len(word), word))
+    return re.compile("|".join(map(re.escape, longest_first)))
+
+
 def marked_length(token, prefix_length):
     """How much of a matched word to mark: all of it when the rest is an English ending
     or compound, the query word alone when the rest is, say, a Korean particle."""
@@ -161,9 +181,7 @@ def to_original(text, hits):
     original = []  # position in the casefolded text -> the character it came from
     for position, character in enumerate(text):
         original.extend([position] * len(character.casefold()))
-    return [
-        Hit(original[hit.start], original[hit.end - 1] + 1, hit.keys) for hit in hits
-    ]
+    return [Hit(original[hit.start], original[hit.end - 1] + 1, hit.keys) for hit in hits]
 
 
 def marked_html(text, hits, start, end):
@@ -186,8 +204,18 @@ def distinct(hits):
 
 
 def plain_text(text):
-    """A case text as one line of plain text: what a snippet is cut from."""
+    """A case text as one line of plain text: what a snippet is cut from. (Kept as
+    `markdown.render` keeps its HTML: a text is searched again by the next query.)"""
+    if len(text) > CACHED_TEXT_LENGTH:
+        return one_line(text)
+    return cached_one_line(text)
+
+
+def one_line(text):
     return " ".join(plain(text).split())
+
+
+cached_one_line = functools.lru_cache(maxsize=CACHE_SIZE)(one_line)
 
 
 def snippet(texts, matcher, *, length=200) -> SafeString:
@@ -199,14 +227,17 @@ def snippet(texts, matcher, *, length=200) -> SafeString:
 
 def find_snippet(texts, matcher, *, length=200):
     """(the snippet, the index in `texts` of the text it comes from, or None)."""
-    # The Markdown source's matches choose the text (a word split by emphasis, `**dis**k`,
-    # is missed there): only the text chosen is made plain, then counted again.
+    # Only the text chosen is made plain (the slow part): the texts are compared by their
+    # Markdown sources, each searched only if a quick bound says it could do better. (A
+    # word written with emphasis inside, `**dis**k`, counts only in the plain text.)
     candidates = [(index, text) for index, text in enumerate(texts) if text and text.strip()]
-    counts = {index: distinct(matcher.hits(text)) for index, text in candidates}
+    bounds = {index: matcher.at_most(text) for index, text in candidates}
     best = None  # (distinct words, index, plain text, hits)
-    for index, text in sorted(candidates, key=lambda item: -counts[item[0]]):
-        if not counts[index] or (best and best[0] >= counts[index]):
+    for index, text in sorted(candidates, key=lambda item: -bounds[item[0]]):
+        if not bounds[index] or (best and best[0] >= bounds[index]):
             break
+        if best and best[0] >= distinct(matcher.hits(text)):
+            continue
         shown = plain_text(text)
         hits = matcher.hits(shown)
         if best is None or distinct(hits) > best[0]:
