@@ -183,6 +183,11 @@ def test_without_a_match_the_start_of_the_first_text_is_shown():
     )
 
 
+def test_a_text_of_one_word_repeated_is_marked_where_shown():
+    result = str(snippet(["disk " * 20_000], highlighter_for("disk"), length=50))
+    assert result == "<mark>disk</mark> " * 9 + "<mark>disk</mark>…"
+
+
 def test_no_text_no_snippet():
     assert snippet(["", None], highlighter_for("disk")) == ""
 
