@@ -11,6 +11,11 @@ from cases.catalogue.filters import CaseFilter
 from cases.catalogue.vocabularies import facet_of
 from cases.models import Case, CaseStep, CaseTerm, Term, Vocabulary
 from cases.search.query import suggested_filters
+from cases.search.snippets import find_snippet, highlighter_for
+from cases.templatetags.library import translated_text
+
+# What a search result's snippet is cut from, the first text with the most of the words.
+SNIPPET_FIELDS = ("summary", "symptoms_text", "trigger", "detection", "lessons")
 
 
 def with_card_data(queryset):
@@ -69,6 +74,7 @@ class Listing:
     common_components: list = field(default_factory=list)
     charts: dict = field(default_factory=dict)
     search: object = None  # how the search was answered (a SearchOutcome), if not plainly
+    highlighter: object = None  # a search's (cases.search.snippets.Highlighter)
 
 
 def build_listing(query):
@@ -91,6 +97,10 @@ def build_listing(query):
     listing.search = query.outcome
     listing.common_components = common_components(facets, counts.within)
     listing.charts = charts(facets, counts.within, counts.years)
+    if query.searches and (highlighter := highlighter_for(query.plan)):
+        listing.highlighter = highlighter
+        for case in page.object_list:
+            mark_search(case, highlighter)
     if query.q:
         selected = {(f.name, v.slug) for f in facets for v in f.selected}
         orgs = [v.obj for f in facets if f.name == "org" for v in f.values if v.obj]
@@ -100,6 +110,17 @@ def build_listing(query):
             if (facet_name_of(item), item.slug) not in selected
         ]
     return listing
+
+
+def mark_search(case, highlighter):
+    """A search result's title with the words marked, and a snippet of where they occur,
+    in the page's language (English where a text has no translation, as the card shows)."""
+    case.search_title = highlighter.mark(translated_text(case, "title"))
+    texts = [translated_text(case, name) for name in SNIPPET_FIELDS]
+    steps = [*case.remediation_steps, *case.action_item_steps]
+    texts += [translated_text(step, "text") for step in steps]
+    case.search_snippet, index = find_snippet([text.text for text in texts], highlighter)
+    case.search_snippet_lang = "en" if index is not None and texts[index].fallback else ""
 
 
 def facet_name_of(item):

@@ -15,7 +15,17 @@ PostgreSQL scans every entry and reads each vector back from TOAST (410 ms at 10
 
 from django.db import models
 
-from .catalogue import Case, CaseStatus, Organisation, Term
+from cases.search.planner import IsTrue
+
+from .catalogue import Case, CaseQuerySet, CaseStatus, Organisation, Term
+
+
+class SearchEntryQuerySet(models.QuerySet):
+    def public_for_search(self):
+        """The entries of public cases, by the cases' own rule (CaseQuerySet.is_public), asked
+        as Case.public_for_search asks it: by a test no index serves, so that PostgreSQL
+        finds a search's entries by the search index."""
+        return self.filter(IsTrue(CaseQuerySet.is_public()))
 
 
 class SearchEntry(models.Model):
@@ -51,6 +61,8 @@ class SearchEntry(models.Model):
     # lower(title_en) || ' ' || lower(title_ko), as the case's own `title_words` on PostgreSQL.
     title_words = models.TextField()
     search_text = models.TextField()
+
+    objects = SearchEntryQuerySet.as_manager()
 
     class Meta:
         # Read only through the search; an entry is not a thing anyone edits.

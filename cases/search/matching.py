@@ -1,5 +1,6 @@
-"""A search plan (cases.search.parsing) as conditions on cases, for the database the
-queryset reads, with the `relevance` the list orders by.
+"""A search plan (cases.search.parsing) as conditions on the cases' search entries
+(cases.models.SearchEntry, a narrow copy of what a search reads of each case), for the
+database the queryset reads, with the `relevance` the list orders by.
 
 PostgreSQL matches by one tsquery against the GIN-indexed vector (`'word':*` for a word's
 beginning, `'stem' | '_stem'` for its other forms; cases.search.language); SQLite looks
@@ -13,14 +14,14 @@ date, newest first.
 """
 
 from django.db.models import Case as Conditional
-from django.db.models import Exists, IntegerField, OuterRef, Q, TextField, Value, When
-from django.db.models.functions import Concat, Lower
+from django.db.models import Exists, F, IntegerField, OuterRef, Q, TextField, Value, When
+from django.db.models.functions import Concat
 from django.db.models.lookups import Contains
 
 from cases.rules import LANGUAGES, TRACKED_FIELDS
 
 from .language import STEM_MARK
-from .planner import SearchVectorMatches, TitleWords
+from .planner import SearchVectorMatches
 
 CLAUSE_WEIGHT = 100  # a partial search: each clause matched outranks everything else
 ORGANISATION_WEIGHT = 30
@@ -58,16 +59,16 @@ def text_condition_of_word(word, root):
 
 def phrase_condition(form):
     """The words in order, with nothing but spaces and punctuation between them, at the
-    beginning of a word, in any text of the case (a regular expression both databases
-    read alike)."""
+    beginning of a word, in any text of the entry's case (a regular expression both
+    databases read alike)."""
     pattern = r"(^|\W)" + r"\W+".join(form.words)
     condition = Q()
     for field in TRACKED_FIELDS:
         for language in LANGUAGES:
-            condition |= Q(**{f"{field}_{language}__iregex": pattern})
+            condition |= Q(**{f"case__{field}_{language}__iregex": pattern})
     from cases.models import CaseStep
 
-    steps = CaseStep.objects.filter(case=OuterRef("pk")).filter(
+    steps = CaseStep.objects.filter(case=OuterRef("case_id")).filter(
         Q(text_en__iregex=pattern) | Q(text_ko__iregex=pattern)
     )
     return condition | Q(Exists(steps))
@@ -92,14 +93,6 @@ def clause_condition(clause, vendor):
     return condition
 
 
-def titles_of(vendor):
-    """Both titles in lower case: stored on PostgreSQL, where every match of a broad
-    search is ranked by them; lowered as it goes elsewhere."""
-    if vendor == "postgresql":
-        return TitleWords()
-    return Lower(Concat("title_en", Value(" "), "title_ko", output_field=TextField()))
-
-
 def in_titles(clause, titles):
     """Whether the titles hold one of the clause's forms (each word, or its stem)."""
     condition = Q()
@@ -118,7 +111,7 @@ def one_if(condition, weight=1):
 
 
 def apply_plan(queryset, plan, vendor):
-    """The cases of `queryset` that `plan` finds, annotated with their `relevance`."""
+    """The search entries of `queryset` that `plan` finds, annotated with `relevance`."""
     if not plan:  # only punctuation or symbols: nothing to look for, nothing to rank
         return queryset.annotate(relevance=Value(0))
     if vendor != "postgresql":
@@ -150,7 +143,7 @@ def apply_plan(queryset, plan, vendor):
                 queryset = queryset.filter(clause_condition(clause, vendor))
     if plan.organisations:
         score = score + one_if(Q(org_id__in=plan.organisations), ORGANISATION_WEIGHT)
-    titles = titles_of(vendor)
+    titles = F("title_words")  # both titles, lowered as the entry was written
     for clause in plan.clauses:
         score = score + one_if(in_titles(clause, titles), TITLE_WEIGHT)
     if plan.terms:

@@ -4,13 +4,14 @@
 import re
 
 from django.db import connections
+from django.db.models import OuterRef, Subquery
 
 from cases.rules import LANGUAGES
 
 from .matching import apply_plan
 from .parsing import MAX_CLAUSES, clean_query, parse
 
-__all__ = ["clean_query", "query_words", "search", "suggested_filters"]
+__all__ = ["clean_query", "matching_entries", "query_words", "search", "suggested_filters"]
 
 
 def query_words(query):
@@ -18,12 +19,25 @@ def query_words(query):
     return [word for clause in parse(query).clauses for word in clause.own.words][: MAX_CLAUSES * 4]
 
 
+def matching_entries(plan, using):
+    """The search entries of the public cases that `plan` finds, with their `relevance`."""
+    from cases.models import SearchEntry
+
+    entries = SearchEntry.objects.using(using).public_for_search()
+    return apply_plan(entries, plan, connections[using].vendor)
+
+
 def search(queryset, query, plan=None):
-    """Cases matching the query's plan (every clause, unless the plan is a partial one),
-    annotated with their `relevance`, for the database the queryset reads. `plan` is the
-    query's, with names and corrections, if already made (cases.catalogue.query)."""
+    """The cases of `queryset` that the query's plan finds, annotated with their
+    `relevance`. `plan` is the query's, with names and corrections, if already made.
+
+    The list reads its searches from the entries themselves (cases.catalogue.query), whose
+    rows are narrow; this is the same search for any queryset of cases."""
     plan = parse(query) if plan is None else plan
-    return apply_plan(queryset, plan, connections[queryset.db].vendor)
+    entries = matching_entries(plan, queryset.db)
+    return queryset.filter(pk__in=entries.values("case_id")).annotate(
+        relevance=Subquery(entries.filter(case_id=OuterRef("pk")).values("relevance")[:1])
+    )
 
 
 def suggested_filters(query, terms, organisations):

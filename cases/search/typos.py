@@ -13,7 +13,7 @@ from django.db import connections
 from django.db.models import BooleanField, Exists, F, Func, OuterRef, TextField, Value
 from django.db.models.functions import Concat, Length
 
-from cases.models import Case, SearchWord
+from cases.models import Case, SearchEntry, SearchWord
 
 from .language import STEM_MARK
 
@@ -58,7 +58,7 @@ def rebuild_words(using=None):
 
 
 class HasWord(Func):
-    """Whether a case's search text has a word (an expression) as a whole word."""
+    """Whether a search entry's text has a word (an expression) as a whole word."""
 
     output_field = BooleanField()
     conditional = True
@@ -127,7 +127,7 @@ def corrections(words, using):
     offered = {c for options in found.values() for c in options}
     if not offered:
         return {}
-    public = Case.objects.using(using).public_for_search().filter(HasWord(OuterRef("word")))
+    public = SearchEntry.objects.using(using).public_for_search().filter(HasWord(OuterRef("word")))
     shown = set(
         SearchWord.objects.using(using)
         .filter(word__in=offered)

@@ -184,7 +184,8 @@ LIST_QUERIES = {
     "/en/cases/?component=dns&org=acme": 5,
     "/en/cases/?component=dns&contributing=overlapping-failures&q=case": 5,
     "/en/cases.json?component=dns": 8,
-    "/en/cases.json?q=case": 8,
+    # A search's page of keys and its count come from one query, as the HTML list's do.
+    "/en/cases.json?q=case": 7,
 }
 
 

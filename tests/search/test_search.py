@@ -124,6 +124,6 @@ def test_a_search_is_written_for_the_database_its_cases_are_read_from(monkeypatc
     # The replica (REPLICA_DATABASE_URL) may be another server than the primary: the
     # search asks the connection its queryset is routed to, not the default one.
     monkeypatch.setattr(connections["replica"], "vendor", vendor)
-    sql = str(search(Case.objects.using("replica"), "checkpoint").query)
+    query = search(Case.objects.using("replica"), "checkpoint").query
+    sql, _params = query.get_compiler("replica").as_sql()
     assert ("search_vector @@" in sql) == (vendor == "postgresql")
-    assert ("title_words" in sql) == (vendor == "postgresql")
