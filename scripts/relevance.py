@@ -37,6 +37,9 @@ def scratch_database():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--misses", action="store_true", help="list the queries missed at 5")
+    parser.add_argument(
+        "--not-first", action="store_true", help="list the queries whose known case is not first"
+    )
     options = parser.parse_args()
 
     url, name, server = scratch_database()
@@ -71,6 +74,9 @@ def main():
     if options.misses:
         print("\nMissed at 5:\n")
         print(measure.misses(outcomes) or "(none)")
+    if options.not_first:
+        print("\nNot first:\n")
+        print(measure.misses(outcomes, k=1) or "(none)")
 
 
 if __name__ == "__main__":

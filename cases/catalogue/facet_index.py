@@ -276,5 +276,9 @@ def current_facet_index(using):
 
 
 def forget():
-    """Drop every index (tests: a rolled-back database may reuse a version number)."""
+    """Drop every index, and the searches ranked with them (tests: a rolled-back database
+    may reuse a version number)."""
+    from cases.catalogue.ranking import kept  # it reads this module's CaseSet
+
     _indexes.clear()
+    kept.clear()

@@ -33,6 +33,7 @@ from cases.catalogue.facet_index import (
     term_kind,
 )
 from cases.catalogue.filters import DATES, FACETS, NARROWING, SORTS, CaseFilter
+from cases.catalogue.ranking import ranked_matches
 from cases.models import Case, TermRedirect, Vocabulary
 from cases.rules import is_slug
 from cases.search.parsing import parse
@@ -228,7 +229,10 @@ class CatalogueQuery:
                 sum(n for _year, n in counts.years),
             )
             counts.page = paginator.get_page(number)
-            if keys is None or counts.page.number != asked:  # no search or dates, or out of range
+            if self.searches and self.valid and counts.page.number != asked:  # out of range
+                last = (self.ordering, (counts.page.number - 1) * PAGE_SIZE, PAGE_SIZE)
+                _, keys = self._narrowed(index, last)
+            elif keys is None or counts.page.number != asked:  # no search or dates, or out of range
                 keys = list(counts.page.object_list)
         counts.page.object_list = keys
         return counts
@@ -249,8 +253,16 @@ class CatalogueQuery:
         list's order unless `ordering` is given; page `number`, or the query string's when
         None. A search's page of keys comes from its entries, as the HTML list's does."""
         number = self.data.get("page") if number is None else number
-        if self.searches and self.valid and fields is None and ordering is None:
-            return self._searched_page(number, size)
+        if self.searches and self.valid:
+            page = self._searched_page(number, size, ordering or self.ordering)
+            if fields:
+                keys = page.object_list
+                wanted = Case.objects.filter(pk__in=keys).values("pk", *set(fields) - {"pk"})
+                rows = {row["pk"]: row for row in wanted}
+                page.object_list = [
+                    {name: rows[pk][name] for name in fields} for pk in keys if pk in rows
+                ]
+            return page
 
         def run():
             cases = self.cases if ordering is None else self.cases.order_by(*ordering)
@@ -262,18 +274,19 @@ class CatalogueQuery:
         with self.planned():
             return self._answered(run, lambda page: page.paginator.count > 0)
 
-    def _searched_page(self, number, size):
+    def _searched_page(self, number, size, ordering):
+        """A search's page of keys in `ordering`, from its entries (see _narrowed)."""
         index = self.index
         asked = page_number(number) or 1
         with self.planned():
             narrowed, keys = self._answered(
-                lambda: self._narrowed(index, (self.ordering, (asked - 1) * size, size)),
+                lambda: self._narrowed(index, (ordering, (asked - 1) * size, size)),
                 lambda result: bool(result[0]),
             )
             listed = faceted(self.filterset, index, narrowed)
             page = CountedPaginator([], size, len(listed)).get_page(number)
             if page.number != asked:  # out of range: the last page
-                _, keys = self._narrowed(index, (self.ordering, (page.number - 1) * size, size))
+                _, keys = self._narrowed(index, (ordering, (page.number - 1) * size, size))
         page.object_list = keys
         return page
 
@@ -290,13 +303,13 @@ class CatalogueQuery:
         narrowing = self.filterset.only(NARROWING)
         if not narrowing.is_valid():
             return CaseSet(), None
-        columns = [name.lstrip("-") for name in page[0]] if page else []
         if self.searches:
-            # The search's narrow entries, not the cases' wide rows (cases.models.search).
-            rows = dated(matching_entries(self.plan, self.using), narrowing.form.cleaned_data)
-            rows = rows.order_by().values(*columns, id=F("case_id"))
-        else:
-            rows = narrowing.qs.order_by().values("id", *columns)
+            return self._searched(index, narrowing.form.cleaned_data, page)
+        columns = [name.lstrip("-") for name in page[0]] if page else []
+        return self._run(index, narrowing.qs.order_by().values("id", *columns), page)
+
+    def _run(self, index, rows, page):
+        """_narrowed in one query of `rows` (dicts with `id` and the page's columns)."""
         try:
             sql, params = rows.query.sql_with_params()
         except EmptyResultSet:  # nothing can match
@@ -323,6 +336,27 @@ class CatalogueQuery:
         matched = index.cases(numbers(next(keys for n, keys, _pk in rows if not n)))
         keys = [pk for n, _keys, pk in sorted(row for row in rows if row[0])] if page else None
         return matched, keys
+
+    def _searched(self, index, dates, page):
+        """_narrowed for a search: its matches, from the narrow search entries (cases.
+        models.search), ranked once for this version of the content (catalogue.ranking);
+        the page is taken from the kept head in memory, or, past it, asked for."""
+        ordering = page[0] if page else self.ordering
+        entries = dated(matching_entries(self.plan, self.using), dates)
+        columns = {name.lstrip("-") for name in ordering}
+        rows = entries.order_by().values(*columns, id=F("case_id"))
+        key = (self.plan, dates.get("from"), dates.get("to"))
+        try:
+            ranked = ranked_matches(index, rows, ordering, key)
+        except EmptyResultSet:  # nothing can match
+            return CaseSet(), None
+        if not page:
+            return ranked.matched, None
+        _ordering, offset, limit = page
+        keys = ranked.page(faceted(self.filterset, index, ranked.matched), offset, limit)
+        if keys is None:  # past the kept head: this page of the search, from the database
+            _matched, keys = self._run(index, rows, page)
+        return ranked.matched, keys
 
     def _count(self, index, narrowed):
         """The counts of every facet over the narrowed cases (see facet_counts)."""

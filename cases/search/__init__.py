@@ -1,14 +1,20 @@
-"""Search over cases in both languages.
+"""Search over cases in both languages, finding what readers type.
 
 Each case keeps a `search_text`: the words of its texts in English and Korean and of the
-labels and aliases of its terms, casefolded, each word once (`text`). A query matches when
-every word of it begins a word of that text (`query`). Matching word beginnings, not whole
-words, is what Korean needs: particles attach to nouns ("체크포인트를"), and the bare noun
-must find it.
+labels and aliases of its terms, casefolded, each word once, then the marked Snowball
+stems of its English words (`text`, `language`). The database copies what a search reads
+of each case into a narrow search entry (cases.models.search), with, on PostgreSQL, a
+GIN-indexed vector of that text.
 
-PostgreSQL answers from a GIN index on `search_vector`, a stored column that only the
-database knows (migration 0012: `search_text::tsvector`, the same words as lexemes), with
-prefix queries `'word':*`; SQLite scans the text for " word". Both see the same words:
-those of `text.words_of`, on the text's side and on the query's. How PostgreSQL is told
-to plan a search is `planner`.
+A query becomes a plan (`parsing`): clauses, one for each word, quoted phrase or name the
+name book knows (`names`: organisations' and terms' names and aliases, and the glossary's
+common words, in either script), each satisfied by any of its forms. `matching` writes
+the plan for the database: a word matches the beginnings of words (Korean particles
+attach to nouns: "체크포인트" finds "체크포인트를") and, in English, its other forms by
+stem; common words never block a match. It ranks by organisation, titles and terms.
+
+When no case has every word, the list (cases.catalogue.query) corrects misspelled words
+from the library's own words (`typos`: pg_trgm on PostgreSQL, the same measure on
+SQLite), then lists the cases with the most of the words. `snippets` marks the words
+found on each result. How PostgreSQL is told to plan a search is `planner`.
 """

@@ -94,9 +94,17 @@ def clause_condition(clause, vendor):
 
 
 def in_titles(clause, titles):
-    """Whether the titles hold one of the clause's forms (each word, or its stem)."""
+    """Whether the titles hold the clause as the reader wrote it (each word, or its stem),
+    or, for a Korean clause, as an English title would say it.
+
+    Not every other name: each test costs a search matching 100,000 cases 10 ms, and the
+    names of an organisation or term rank by that organisation or term. But a Korean
+    reader's words are mostly found in English titles, the library's first language."""
+    forms = [clause.own]
+    if not "".join(clause.own.words).isascii():
+        forms += [form for form in clause.forms[1:] if "".join(form.words).isascii()]
     condition = Q()
-    for form in clause.forms:
+    for form in forms:
         words = Q()
         for word, root in zip(form.words, form.stems, strict=True):
             words &= Q(Contains(titles, root or word))

@@ -66,25 +66,28 @@ class NameBook:
             self._groups.append(group)
 
     def named(self, words, start):
-        """The longest name beginning at `words[start]`, as Named, or None."""
+        """The longest name beginning at `words[start]`, as Named, or None. What shorter
+        names there name too: "아마존 S3" is a product's name, and "아마존" names Amazon."""
         candidates = self._by_first_word.get(words[start], ())
-        best = max(
+        found = sorted(
             (name for name in candidates if tuple(words[start : start + len(name)]) == name),
             key=len,
-            default=None,
+            reverse=True,
         )
-        if best is None:
+        if not found:
             return None
-        groups = self._groups_of[best]
-        names = list(dict.fromkeys(name for group in groups for name in group.names))
+        longest = found[0]
+        names = list(
+            dict.fromkeys(name for group in self._groups_of[longest] for name in group.names)
+        )
         organisations, terms = set(), set()
         # Every thing known by one of these names: "Facebook" may be an organisation of
         # its own beside Meta, whose alias it is.
-        for name in names:
+        for name in names + found[1:]:
             for group in self._groups_of[name]:
                 organisations |= group.organisations
                 terms |= group.terms
-        return Named(len(best), names, organisations, terms)
+        return Named(len(longest), names, organisations, terms)
 
 
 def name_book(using, terms):

@@ -8,6 +8,7 @@ from django.db import connection
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 
+from cases.caching import public_content_changed
 from cases.catalogue.facet_index import CaseSet
 from cases.catalogue.query import PAGE_SIZE, CatalogueQuery
 from cases.models import Case, TermRedirect, Vocabulary
@@ -84,7 +85,7 @@ def test_a_search_counts_and_pages_from_one_run_of_it(library):
     query.index  # noqa: B018
     with CaptureQueriesContext(connection) as queries:
         counts = query.facet_counts()
-    runs = [q["sql"] for q in queries if "WITH f AS MATERIALIZED" in q["sql"]]
+    runs = [q["sql"] for q in queries if "cases_searchentry" in q["sql"]]
     assert len(runs) == 1 and not [q for q in queries if "COUNT(" in q["sql"]]
     expected = list(
         Case.objects.public()
@@ -94,6 +95,38 @@ def test_a_search_counts_and_pages_from_one_run_of_it(library):
     )
     assert counts.page.object_list == expected and counts.page.paginator.count == 5
     assert query.listed().keys() == sorted(expected)
+
+
+def searches_run(query_string):
+    query = catalogue(query_string)
+    query.index  # noqa: B018
+    with CaptureQueriesContext(connection) as queries:
+        counts = query.facet_counts()
+    return counts, [q["sql"] for q in queries if "cases_searchentry" in q["sql"]]
+
+
+def test_a_search_is_ranked_once_for_its_pages_and_facets_until_the_content_changes(library):
+    first, runs = searches_run("q=dns")
+    assert len(runs) == 1
+    # Another page, another facet, the same words: the kept ranking answers.
+    second, runs = searches_run("q=dns&page=2")
+    assert not runs and second.page.object_list == first_page_after(first, "q=dns")
+    bgp, runs = searches_run("q=dns&component=dns")
+    assert not runs and bgp.page.paginator.count == 25
+    # A change: the case that left is gone from the very next list.
+    gone = Case.objects.public().filter(pk=first.page.object_list[0]).get()
+    Case.objects.filter(pk=gone.pk).update(status=Case.Status.WITHDRAWN)
+    public_content_changed()
+    after, runs = searches_run("q=dns")
+    assert len(runs) == 1 and gone.pk not in after.page.object_list
+    assert after.page.paginator.count == first.page.paginator.count - 1
+
+
+def first_page_after(first, query_string):
+    ranked = list(
+        Case.objects.public().order_by("-date", "-public_id").values_list("pk", flat=True)
+    )
+    return ranked[PAGE_SIZE : 2 * PAGE_SIZE]
 
 
 def test_a_page_past_the_last_is_the_last(library):

@@ -204,7 +204,8 @@ def test_the_entry_vector_and_titles_are_the_cases_own(case):
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM cases_case c JOIN cases_searchentry e ON e.case_id = c.id "
-            "WHERE e.search_vector = c.search_vector AND e.title_words = c.title_words"
+            "WHERE e.search_vector = c.search_text::tsvector AND e.title_words = "
+            "lower(coalesce(c.title_en, '') || ' ' || coalesce(c.title_ko, ''))"
         )
         assert cursor.fetchone()[0] == Case.objects.count() == 2
         cursor.execute(
