@@ -21,7 +21,6 @@ from functools import cached_property
 from django.core.exceptions import EmptyResultSet
 from django.core.paginator import Page, Paginator
 from django.db import connections
-from django.db.models import F
 from django.utils.translation import gettext as _
 
 from cases.catalogue.facet_index import (
@@ -30,40 +29,14 @@ from cases.catalogue.facet_index import (
     current_facet_index,
     keys_aggregate,
     numbers,
-    term_kind,
 )
 from cases.catalogue.filters import DATES, FACETS, NARROWING, SORTS, CaseFilter
-from cases.catalogue.ranking import ranked_matches
+from cases.catalogue.paging import PAGE_SIZE, CountedPaginator, faceted, page_number
+from cases.catalogue.searching import SearchAnswers, SearchOutcome  # noqa: F401
 from cases.models import Case, TermRedirect, Vocabulary
 from cases.rules import is_slug
-from cases.search.parsing import parse
 from cases.search.planner import planned_by_the_search_index
-from cases.search.query import clean_query, matching_entries, query_words
-from cases.search.typos import corrections
-
-PAGE_SIZE = 20
-# Far beyond any library's last page, and small enough for PostgreSQL's OFFSET.
-MAX_PAGE_NUMBER = 1_000_000
-
-
-def page_number(value):
-    """The page asked for, if it is a page number at all (Paginator decides the rest)."""
-    if value is None:
-        return 1
-    try:
-        number = int(value)
-    except ValueError:
-        return None
-    return number if 1 <= number <= MAX_PAGE_NUMBER else None
-
-
-class CountedPaginator(Paginator):
-    """A paginator told how many cases there are (the facet index counted them), so that
-    it never asks the database for a COUNT(*)."""
-
-    def __init__(self, object_list, per_page, count):
-        super().__init__(object_list, per_page)
-        self.count = count  # in place of the cached property that would ask
+from cases.search.query import clean_query, query_words
 
 
 @dataclass
@@ -76,18 +49,7 @@ class FacetCounts:
     page: Page  # of the listed cases' primary keys
 
 
-@dataclass
-class SearchOutcome:
-    """A search that did not find every word as written: `mode` "corrected" (the results
-    are those of `corrected`, the query with `misspelled` words corrected), "partial" (the
-    cases with the most of the words) or "none"."""
-
-    mode: str
-    corrected: str
-    misspelled: list
-
-
-class CatalogueQuery:
+class CatalogueQuery(SearchAnswers):
     """The public cases that a query string (a QueryDict) lists, and how."""
 
     def __init__(self, data):
@@ -109,60 +71,6 @@ class CatalogueQuery:
         self._fallbacks = None
         if self.searches:
             self._search_filterset()
-
-    def _search_filterset(self):
-        self.filterset = CaseFilter(
-            self.data,
-            queryset=Case.objects.public_for_search(),
-            terms=lambda: self.terms,
-            plan=lambda: self.plan,
-        )
-        self.filterset.is_valid()
-        self.__dict__.pop("cases", None)
-
-    @property
-    def outcome(self):
-        """How the search was answered, for the list to say (None: no search, or every
-        word found as written)."""
-        if not self.searches or self.search_mode == "all":
-            return None
-        return SearchOutcome(
-            self.search_mode,
-            " ".join(self.corrections.get(c.text, c.text) for c in self.plan.clauses)
-            if self.corrections
-            else "",
-            list(self.corrections),
-        )
-
-    @cached_property
-    def plan(self):
-        """The search's plan: its words, with the other names of what they name."""
-        return parse(self.q, self.index.names)
-
-    def _answered(self, run, found):
-        """`run()`'s result for the search as planned, or, if `found(result)` is false,
-        for the first fallback that finds something: the misspelled words corrected, then
-        the cases with the most of the words (corrections included). No reader meets an
-        empty list while some case has some of their words."""
-        result = run()
-        if found(result) or not self.searches or self._fallbacks is not None:
-            return result
-        self._fallbacks = []
-        single = [c.text for c in self.plan.clauses if len(c.own.words) == 1 and not c.own.phrase]
-        self.corrections = corrections(single, self.using)
-        if self.corrections:
-            self._fallbacks.append(("corrected", self.plan.with_corrections(self.corrections)))
-        corrected = self._fallbacks[0][1] if self._fallbacks else self.plan
-        if len(self.plan.clauses) > 1 or self.corrections:
-            self._fallbacks.append(("partial", corrected.as_partial()))
-        for mode, plan in self._fallbacks:
-            self.search_mode, self.__dict__["plan"] = mode, plan
-            self._search_filterset()
-            result = run()
-            if found(result):
-                return result
-        self.search_mode = "none"
-        return result
 
     @cached_property
     def index(self):
@@ -274,22 +182,6 @@ class CatalogueQuery:
         with self.planned():
             return self._answered(run, lambda page: page.paginator.count > 0)
 
-    def _searched_page(self, number, size, ordering):
-        """A search's page of keys in `ordering`, from its entries (see _narrowed)."""
-        index = self.index
-        asked = page_number(number) or 1
-        with self.planned():
-            narrowed, keys = self._answered(
-                lambda: self._narrowed(index, (ordering, (asked - 1) * size, size)),
-                lambda result: bool(result[0]),
-            )
-            listed = faceted(self.filterset, index, narrowed)
-            page = CountedPaginator([], size, len(listed)).get_page(number)
-            if page.number != asked:  # out of range: the last page
-                _, keys = self._narrowed(index, (ordering, (page.number - 1) * size, size))
-        page.object_list = keys
-        return page
-
     def _narrowed(self, index, page):
         """(the public cases that the search and the dates select, a CaseSet; the keys of
         the page asked for, or None). Without a search or dates, every public case and no
@@ -336,27 +228,6 @@ class CatalogueQuery:
         matched = index.cases(numbers(next(keys for n, keys, _pk in rows if not n)))
         keys = [pk for n, _keys, pk in sorted(row for row in rows if row[0])] if page else None
         return matched, keys
-
-    def _searched(self, index, dates, page):
-        """_narrowed for a search: its matches, from the narrow search entries (cases.
-        models.search), ranked once for this version of the content (catalogue.ranking);
-        the page is taken from the kept head in memory, or, past it, asked for."""
-        ordering = page[0] if page else self.ordering
-        entries = dated(matching_entries(self.plan, self.using), dates)
-        columns = {name.lstrip("-") for name in ordering}
-        rows = entries.order_by().values(*columns, id=F("case_id"))
-        key = (self.plan, dates.get("from"), dates.get("to"))
-        try:
-            ranked = ranked_matches(index, rows, ordering, key)
-        except EmptyResultSet:  # nothing can match
-            return CaseSet(), None
-        if not page:
-            return ranked.matched, None
-        _ordering, offset, limit = page
-        keys = ranked.page(faceted(self.filterset, index, ranked.matched), offset, limit)
-        if keys is None:  # past the kept head: this page of the search, from the database
-            _matched, keys = self._run(index, rows, page)
-        return ranked.matched, keys
 
     def _count(self, index, narrowed):
         """The counts of every facet over the narrowed cases (see facet_counts)."""
@@ -454,15 +325,6 @@ class CatalogueQuery:
         return data
 
 
-def dated(entries, cleaned_data):
-    """The entries within the list's dates (as its DateFilters select cases)."""
-    if cleaned_data.get("from"):
-        entries = entries.filter(date__gte=cleaned_data["from"])
-    if cleaned_data.get("to"):
-        entries = entries.filter(date__lte=cleaned_data["to"])
-    return entries
-
-
 def invalid_notices(filterset):
     """Why an invalid filterset lists nothing, a sentence for each error."""
     notices = []
@@ -477,24 +339,6 @@ def filter_key(filterset):
     return frozenset(
         (k, tuple(v)) for k, v in filterset.data.lists() if k in FACETS or k in NARROWING
     )
-
-
-def faceted(filterset, index, narrowed):
-    """The cases among `narrowed` (a CaseSet) that a valid filterset's facets select:
-    values of one facet are OR, facets are AND, as in cases.catalogue.filters."""
-    selection = narrowed
-    for name, vocabulary in FACETS.items():
-        values = filterset.form.cleaned_data.get(name)
-        if not values:
-            continue
-        if vocabulary:
-            kind, keys = term_kind(vocabulary), filterset.filters[name].term_ids(values)
-        elif name == "org":
-            kind, keys = "org", index.organisation_keys(values)
-        else:
-            kind, keys = name, values
-        selection &= index.cases_with(kind, keys)
-    return selection
 
 
 def page_branch(ordering, offset, limit, condition, params):
