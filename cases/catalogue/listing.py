@@ -104,9 +104,13 @@ def build_listing(query):
     if query.q:
         selected = {(f.name, v.slug) for f in facets for v in f.selected}
         orgs = [v.obj for f in facets if f.name == "org" for v in f.values if v.obj]
+        found = suggested_filters(query.q, query.terms, orgs)
+        if query.searches:  # and what its words name in another script or spelling
+            found += [t for t in query.terms if t.pk in query.plan.terms]
+            found += [org for org in orgs if org.pk in query.plan.organisations]
         listing.suggestions = [
             (facet_name_of(item), item)
-            for item in suggested_filters(query.q, query.terms, orgs)
+            for item in dict.fromkeys(found)
             if (facet_name_of(item), item.slug) not in selected
         ]
     return listing

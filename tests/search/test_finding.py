@@ -240,3 +240,20 @@ def test_a_corrected_or_widened_search_asks_as_many_queries_for_more_cases(
     public_content_changed()
     client.get(url)
     assert queries_of(client, url) == few
+
+
+def test_a_search_typed_in_the_lists_form_is_ranked_by_relevance(client, catalogue):
+    # The form sends its sort field with the words: from the list without a search it
+    # used to send "newest", so every first search came newest first.
+    form = client.get("/en/cases/").content.decode()
+    assert '<option value="" selected>' in form
+    assert 'value="newest"' not in form
+    response = client.get("/en/cases/?q=Meta&sort=")
+    assert response.context["listing"].sort == "relevance"
+    assert listed_ids(response)[0] == "IL-9002"
+
+
+def test_an_organisation_named_in_hangul_is_offered_as_a_filter(client, catalogue):
+    response = client.get("/ko/cases/?q=깃랩 데이터베이스")
+    suggestions = [(name, item.slug) for name, item in response.context["listing"].suggestions]
+    assert ("org", "gitlab") in suggestions
