@@ -211,7 +211,7 @@ SEARCHED_AFRESH = [
     ("list, English search (narrower), its first run", "/en/cases/?q=hooli"),
     ("list, search with a misspelling (corrected), its first run", "/en/cases/?q=hooly"),
     (
-        "list, search no case has every word of (partial), its first run",
+        "list, search no case has all words of (partial), its first run",
         "/en/cases/?q=hooli+zeppelin",
     ),
 ]

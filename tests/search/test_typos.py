@@ -53,3 +53,15 @@ def test_a_word_that_begins_a_library_word_is_not_misspelled():
     CaseFactory(title_en="Kubernetes networking")
     refresh_search_text(Case.objects.all())
     assert corrections(["kube", "kubernets", "networkin"], "default") == {"kubernets": "kubernetes"}
+
+
+def test_reindex_search_rebuilds_the_words_of_the_library():
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    CaseFactory(title_en="Platypus migration")
+    SearchWord.objects.create(word="leftoverword")  # of a case long gone
+    call_command("reindex_search", stdout=StringIO())
+    words = set(SearchWord.objects.values_list("word", flat=True))
+    assert "platypus" in words and "leftoverword" not in words

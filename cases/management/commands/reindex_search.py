@@ -2,11 +2,17 @@ from django.core.management.base import BaseCommand
 
 from cases.models import Case
 from cases.search.text import refresh_search_text
+from cases.search.typos import rebuild_words
 
 
 class Command(BaseCommand):
-    help = "Recompute the search text of every case (after changing how search text is built)."
+    help = (
+        "Recompute the search text of every case (after changing how search text is built), "
+        "and the library's words that misspelled search words are corrected to (dropping "
+        "words no case has any more)."
+    )
 
     def handle(self, *args, **options):
         changed = refresh_search_text(Case.objects.all())
-        self.stdout.write(f"Search text recomputed; {changed} case(s) changed.")
+        rebuild_words()
+        self.stdout.write(f"Search text recomputed; {changed} case(s) changed. Words rebuilt.")
