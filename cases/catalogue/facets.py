@@ -20,6 +20,10 @@ class FacetValue:
     obj: object = None  # the Term or OrganisationName; None for a severity or an unknown value
 
 
+# Chips of one facet shown before the rest fold away: a list may select twenty values.
+CHIPS_SHOWN = 5
+
+
 @dataclass
 class Facet:
     name: str  # the query parameter
@@ -29,6 +33,15 @@ class Facet:
     @property
     def selected(self):
         return [value for value in self.values if value.selected]
+
+    @property
+    def chips(self):
+        """The selected values shown as chips; the rest fold away (`folded`)."""
+        return self.selected[:CHIPS_SHOWN]
+
+    @property
+    def folded(self):
+        return self.selected[CHIPS_SHOWN:]
 
     expanded: bool = False
 

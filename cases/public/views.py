@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from cases.caching import cache_public_page
+from cases.catalogue.bounds import bounded
 from cases.catalogue.listing import build_listing, with_card_data
 from cases.catalogue.query import CatalogueQuery
 from cases.exchange.serialize import case_to_exchange
@@ -32,10 +33,13 @@ def root(request):
 @require_safe
 @cache_public_page
 def case_list(request):
+    # Its links are built from the bounded query (their template tags read request.GET).
+    request.GET, left_out = bounded(request.GET)
     query = CatalogueQuery(request.GET)
     if (survivors := query.survivors()) is not None:  # a link to a merged term
         return HttpResponsePermanentRedirect(f"{request.path}?{survivors.urlencode()}")
     listing = build_listing(query)
+    listing.notices[:0] = left_out
     return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
 
 
@@ -230,6 +234,7 @@ def case_detail_json(request, public_id):
 @require_safe
 @cache_public_page
 def graph(request):
+    request.GET, left_out = bounded(request.GET)
     tab = graph_tab(request.GET.get("tab"))
     query = CatalogueQuery(request.GET)
     data = build_graph(tab, query)
@@ -239,7 +244,7 @@ def graph(request):
         "graph": data,
         "tab": tab,
         "tabs": TABS,
-        "notices": query.notices,
+        "notices": left_out + query.notices,
         "links": data.strongest_links(),
         "filters_query": filters.urlencode(),
         "json_url": f"{reverse('cases:graph-json')}?{request.GET.urlencode()}",

@@ -25,6 +25,13 @@ def current_query(request):
     return {name: list(values) for name, values in request.GET.lists() if name != "page"}
 
 
+def this_page(request):
+    """The page's path and query as the page was built from it (a list bounds its query:
+    cases.catalogue.bounds), not as the request sent it."""
+    query = request.GET.urlencode()
+    return f"{request.path}?{query}" if query else request.path
+
+
 def with_query(request, query):
     encoded = urlencode(query, doseq=True)
     return f"{request.path}?{encoded}" if encoded else request.path
@@ -64,13 +71,13 @@ def clear_url(context):
 def language_url(context, language):
     """This page, with its filters, in another language."""
     request = context["request"]
-    return translate_url(request.get_full_path(), language)
+    return translate_url(this_page(request), language)
 
 
 @register.simple_tag(takes_context=True)
 def alternate_links(context):
     request = context["request"]
-    url = request.build_absolute_uri()
+    url = request.build_absolute_uri(this_page(request))
     return [(code, translate_url(url, code)) for code, _name in settings.LANGUAGES]
 
 
