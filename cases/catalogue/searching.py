@@ -54,9 +54,7 @@ class SearchAnswers:
             return None
         return SearchOutcome(
             self.search_mode,
-            " ".join(self.corrections.get(c.text, c.text) for c in self.plan.clauses)
-            if self.corrections
-            else "",
+            self.plan.corrected_text if self.corrections else "",
             list(self.corrections),
         )
 

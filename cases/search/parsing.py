@@ -80,10 +80,6 @@ class SearchPlan:
         """The query with each correction in place of the misspelled word."""
         return " ".join(c.correction or c.text for c in self.clauses)
 
-    @property
-    def corrections(self):
-        return [c for c in self.clauses if c.correction]
-
     def with_corrections(self, corrections):
         """The plan with `corrections` (word -> correction) offered beside the words."""
         return replace(
