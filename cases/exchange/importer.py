@@ -11,6 +11,7 @@ import dataclasses
 import pickle
 import tempfile
 
+from django.conf import settings
 from django.db import connection, transaction
 
 from cases.caching import public_content_changed
@@ -60,6 +61,17 @@ ANALYZED_COLUMNS = {
     "cases_term": [],
     "cases_organisation": [],
 }
+
+
+def limit_import_statements():
+    """An import's statements have a limit of their own (settings.IMPORT_STATEMENT_TIMEOUT_MS,
+    PostgreSQL), for its transaction only: an admin upload runs under the admin's."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT set_config('statement_timeout', %s, true)",
+                [str(settings.IMPORT_STATEMENT_TIMEOUT_MS)],
+            )
 
 
 def refresh_planner_statistics():
@@ -268,6 +280,7 @@ class CaseImporter:
         result = ImportResult()
         try:
             with transaction.atomic():
+                limit_import_statements()
                 # (pk, related ids, recurrence) of written cases, linked at the end: only the
                 # links are kept, not the cases, so memory stays flat however many there are.
                 self.links = []

@@ -95,6 +95,7 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "incidentlib.middleware.StatementTimeoutMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -106,6 +107,13 @@ MIDDLEWARE = [
     # Last, as axes asks: it turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
+
+# How long one database statement may run (PostgreSQL), in milliseconds: a public request's
+# is cut past PUBLIC_STATEMENT_TIMEOUT_MS and answered 503 with Retry-After (the lesson of
+# IL-1002); the admin and the importer have limits of their own (0: none).
+PUBLIC_STATEMENT_TIMEOUT_MS = int(os.environ.get("PUBLIC_STATEMENT_TIMEOUT_MS", "2000"))
+ADMIN_STATEMENT_TIMEOUT_MS = int(os.environ.get("ADMIN_STATEMENT_TIMEOUT_MS", "30000"))
+IMPORT_STATEMENT_TIMEOUT_MS = int(os.environ.get("IMPORT_STATEMENT_TIMEOUT_MS", "600000"))
 
 ROOT_URLCONF = "incidentlib.urls"
 WSGI_APPLICATION = "incidentlib.wsgi.application"

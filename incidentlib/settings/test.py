@@ -27,3 +27,9 @@ STORAGES["staticfiles"]["BACKEND"] = (  # noqa: F405
 # where a test turns READ_REPLICA_ENABLED on.
 DATABASES["replica"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}  # noqa: F405
 READ_REPLICA_ENABLED = False
+
+# Requests in tests run with no statement timeout: a test's own slow statements (a flush,
+# a fixture) after a request would otherwise meet the public one. Its tests set their own
+# (tests/incidentlib/test_statement_timeout.py).
+PUBLIC_STATEMENT_TIMEOUT_MS = 0
+ADMIN_STATEMENT_TIMEOUT_MS = 0
