@@ -1,9 +1,9 @@
 import contextlib
+import functools
 import logging
-import threading
 
 from django.conf import settings
-from django.db import DatabaseError, InterfaceError, OperationalError, connections
+from django.db import InterfaceError, OperationalError, connections
 from django.db.backends.signals import connection_created
 from django.dispatch import receiver
 
@@ -40,7 +40,6 @@ class DatabaseUnavailableMiddleware:
 # cut, and DatabaseUnavailableMiddleware answers 503 with Retry-After; the connection
 # stays usable. The admin, where editors save whole cases, has a longer limit of its own;
 # the importer sets its own in its transaction (cases.exchange.importer).
-_wanted = threading.local()
 
 
 def statement_timeout_for(request):
@@ -49,39 +48,36 @@ def statement_timeout_for(request):
     return settings.PUBLIC_STATEMENT_TIMEOUT_MS
 
 
-def limit_statements(connection, milliseconds):
-    """Set a PostgreSQL connection's statement timeout, unless it has it already (a
-    persistent connection keeps it: a worker of public pages sets it once)."""
-    if connection.vendor != "postgresql" or milliseconds is None:
-        return
-    if getattr(connection, "statement_timeout_ms", None) == milliseconds:
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT set_config('statement_timeout', %s, false)", [str(milliseconds)])
-    connection.statement_timeout_ms = milliseconds
+def limited(milliseconds, execute, sql, params, many, context):
+    """A query of a request, on a connection set to the request's statement timeout first
+    if it is not already (a persistent connection keeps it: a worker of public pages sets
+    it once). Set only on a connection the request queries: an anonymous page that reads
+    the replica leaves the primary alone. Set by the driver's own cursor, so that it is no
+    query of the page's."""
+    connection = context["connection"]
+    if getattr(connection, "statement_timeout_ms", None) != milliseconds:
+        with connection.connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('statement_timeout', %s, false)", [str(milliseconds)])
+        connection.statement_timeout_ms = milliseconds
+    return execute(sql, params, many, context)
 
 
 @receiver(connection_created)
-def limit_new_connection(sender, connection, **kwargs):
-    connection.statement_timeout_ms = None
-    limit_statements(connection, getattr(_wanted, "milliseconds", None))
+def forget_the_timeout(sender, connection, **kwargs):
+    connection.statement_timeout_ms = None  # a new session has the server's default
 
 
 class StatementTimeoutMiddleware:
-    """Each request's queries run with its statement timeout (see above): connections
-    already open get it now, those the request opens get it as they open."""
+    """Each request's queries on PostgreSQL run with its statement timeout (see above)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        _wanted.milliseconds = statement_timeout_for(request)
-        try:
-            for connection in connections.all(initialized_only=True):
-                # Down: the view's own query will say so (503).
-                if connection.connection is not None:
-                    with contextlib.suppress(DatabaseError):
-                        limit_statements(connection, _wanted.milliseconds)
+        wanted = functools.partial(limited, statement_timeout_for(request))
+        with contextlib.ExitStack() as stack:
+            for alias in settings.DATABASES:
+                connection = connections[alias]
+                if connection.vendor == "postgresql":
+                    stack.enter_context(connection.execute_wrapper(wanted))
             return self.get_response(request)
-        finally:
-            _wanted.milliseconds = None
