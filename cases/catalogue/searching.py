@@ -69,7 +69,8 @@ class SearchAnswers:
         the cases with the most of the words (corrections included). No reader meets an
         empty list while some case has some of their words."""
         result = run()
-        if found(result) or not self.searches or self._fallbacks is not None:
+        # An invalid list lists nothing whatever its words (its notices say why).
+        if found(result) or not (self.searches and self.valid) or self._fallbacks is not None:
             return result
         self._fallbacks = []
         single = [c.text for c in self.plan.clauses if len(c.own.words) == 1 and not c.own.phrase]
