@@ -1,9 +1,14 @@
-"""Anonymous public pages come from the cache until public content changes.
+"""Anonymous public pages come from the cache until a change can have changed them.
 
-Every cached page's key carries the version of the public content (ContentVersion).
 Anything that changes what the public sees (approving, withdrawing, importing, relabelling
-terms) bumps that number in its own transaction, so the next request renders afresh: a
-reader never gets a stale case after the change. Old entries simply expire. The cache is
+terms) bumps the version of the public content (ContentVersion) in its own transaction,
+and says which cases it changed (cases.catalogue.changes). A cached page carries the
+version it was last known good at and what it shows: the cases on it, whether it counts
+or sorts the public cases (a list), the terms whose similar cases it lists (a case page).
+A request that reads a newer version keeps the page only if no change since touched what
+it shows, and renders it afresh otherwise: a reader never gets a stale page after a
+change, and a change costs readers only the pages it changed. A page that says nothing of
+what it shows, and any page after a change of everything, is rendered afresh. The cache is
 Django's: local memory by default, Redis (shared by every app server) when REDIS_URL is set.
 
 The version is read from the database each request, from the one the page is read from:
@@ -14,6 +19,7 @@ that lags keys its pages by the version of the content it actually holds.
 import functools
 import hashlib
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 
 from django.core.cache import cache
 from django.db import InterfaceError, OperationalError, router
@@ -53,12 +59,52 @@ def public_version():
     return version
 
 
-def public_content_changed():
+def public_content_changed(before=None):
     """Call in the transaction that changes what the public sees, after its other
     writes: the new version is visible exactly when the change is, and its row stays
     locked until the commit (taken last, two changes cannot deadlock over it).
+
+    `before`, from cases.catalogue.changes.states_before, names the cases changed and
+    their states before: pages that show none of them are kept. Without it the change is
+    one of everything.
     """
-    ContentVersion.bump(router.db_for_write(ContentVersion))
+    from cases.catalogue.changes import record  # it imports the models
+
+    using = router.db_for_write(ContentVersion)
+    record(ContentVersion.bump(using), before, using)
+
+
+@dataclass
+class PageShows:
+    """What a page shows, as its view declares it with `page_shows`."""
+
+    cases: set = field(default_factory=set)
+    listing: bool = False
+    terms: set = field(default_factory=set)
+    declared: bool = False
+
+    def frozen(self):
+        if not self.declared:
+            return None  # anything may have changed it
+        return (frozenset(self.cases), self.listing, frozenset(self.terms))
+
+
+_page_shows = ContextVar("page_shows", default=None)
+
+
+def page_shows(*, cases=(), listing=False, terms=()):
+    """Say, in a cached view, what its page shows: the primary keys of the cases whose
+    content it shows, whether it counts or sorts the public cases (`listing`), and the
+    terms of the case whose similar cases it lists. Its cached copy then outlives the
+    changes that touch none of these. A view that never calls this is rendered afresh
+    after every change; one that shows what any change can touch (a search's matches)
+    must not call it."""
+    shows = _page_shows.get()
+    if shows is not None:
+        shows.declared = True
+        shows.cases.update(cases)
+        shows.listing = shows.listing or listing
+        shows.terms.update(terms)
 
 
 def cache_public_page(view):
@@ -78,27 +124,58 @@ def cache_public_page(view):
     return wrapper
 
 
+def still_good(entry, version):
+    """Whether a cached entry, last known good at its version, is good at `version`."""
+    _rendered, checked, shows, *_page = entry
+    if checked == version:
+        return True
+    if shows is None:
+        return False
+    from cases.catalogue.changes import changes_between  # it imports the models
+
+    changes = changes_between(router.db_for_read(ContentVersion), checked, version)
+    if changes is None:
+        return False
+    cases, listing, terms = shows
+    return not changes.touch(cases=cases, listing=listing, terms=terms)
+
+
 def cached_response(request, version, view, *args, **kwargs):
     digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
-    key = f"public-page:{version}:{digest}"
-    cached = cache.get(key)
-    if cached is not None:
-        status, content_type, content = cached
+    key = f"public-page:{digest}"
+    entry = cache.get(key)
+    if entry is not None and still_good(entry, version):
+        rendered, checked, shows, status, content_type, content = entry
+        if checked != version:  # known good now: the next request need not ask again
+            cache.set(key, (rendered, version, shows, status, content_type, content), PAGE_TIMEOUT)
         response = HttpResponse(content, status=status, content_type=content_type)
         response["X-Cache"] = "hit"
     else:
-        response = view(request, *args, **kwargs)
-        if hasattr(response, "render"):
-            response.render()
+        shows = PageShows()
+        token = _page_shows.set(shows)
+        try:
+            response = view(request, *args, **kwargs)
+            if hasattr(response, "render"):
+                response.render()
+        finally:
+            _page_shows.reset(token)
+        rendered = version
         if response.status_code in CACHED_STATUSES and not response.streaming:
             cache.set(
                 key,
-                (response.status_code, response["Content-Type"], response.content),
+                (
+                    version,
+                    version,
+                    shows.frozen(),
+                    response.status_code,
+                    response["Content-Type"],
+                    response.content,
+                ),
                 PAGE_TIMEOUT,
             )
         response["X-Cache"] = "miss"
     # Browsers and shared caches (a CDN) may keep the page but must ask again before they
-    # show it: while the content has not changed, the page's ETag gets a 304, for a query.
-    response["ETag"] = quote_etag(f"{version}-{digest[:32]}")
+    # show it: while the page has not changed, its ETag gets a 304, for a query or two.
+    response["ETag"] = quote_etag(f"{rendered}-{digest[:32]}")
     patch_cache_control(response, public=True, no_cache=True)
     return get_conditional_response(request, etag=response["ETag"], response=response)

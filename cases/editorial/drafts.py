@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cases.caching import public_content_changed
+from cases.catalogue.changes import states_before
 from cases.exchange.serialize import tracked_text
 from cases.exchange.spelling import Problem, format_datetime
 from cases.exchange.validation import validate_case
@@ -161,6 +162,7 @@ def case_delete(*, case, user):
         raise WorkflowError(_("Only a superuser may delete a case."))
     case = Case.objects.select_for_update().get(pk=case.pk)
     was_public = case.status in (Status.PUBLISHED, Status.WITHDRAWN)
+    before = states_before([case.pk]) if was_public else None
     case.delete()
     if was_public:
-        public_content_changed()
+        public_content_changed(before)

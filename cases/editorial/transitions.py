@@ -23,6 +23,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cases.caching import public_content_changed
+from cases.catalogue.changes import states_before
 from cases.models import Case, CaseVersion
 
 from . import history, notifications
@@ -157,6 +158,11 @@ def _transition(name, *, case, user, note=""):
         case, transition = locked_for(name, case=case, user=user, note=note)
         claim_end_with_review(case=case)  # leaving review, or a new round of it
         from_status = case.status
+        seen = from_status == Status.WITHDRAWN or Status.PUBLISHED in (
+            from_status,
+            transition.target,
+        )
+        before = states_before([case.pk]) if seen else None
         case.status = transition.target
         fields = ["status", "modified"]
         if name == "submit":
@@ -165,8 +171,8 @@ def _transition(name, *, case, user, note=""):
         case.save(update_fields=fields)
         recorded = log(case, transition.audit_code, from_status, case.status, user, note)
         notifications.transition_recorded(recorded)
-        if Status.PUBLISHED in (from_status, case.status) or from_status == Status.WITHDRAWN:
-            public_content_changed()
+        if seen:
+            public_content_changed(before)
         return case
 
 
@@ -211,6 +217,7 @@ def case_approve(*, case, user, note="", confirm_stale_korean=False):
             note = " ".join(filter(None, [note, lagging % {"fields": ", ".join(stale)}]))
         now = timezone.now()
         was_revision = bool(case.draft_of_id)
+        before = states_before([case.draft_of_id or case.pk])
         published = publish_revision(case) if was_revision else case
         published.published_at = published.published_at or now
         published.status = Status.PUBLISHED
@@ -230,7 +237,7 @@ def case_approve(*, case, user, note="", confirm_stale_korean=False):
         )
         notifications.transition_recorded(recorded)
         history.snapshot(published, user=user, event=CaseVersion.Event.APPROVED)
-        public_content_changed()
+        public_content_changed(before)
         return published
 
 

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from cases.caching import public_content_changed
+from cases.catalogue.changes import MOST_CASES, states_before
 from cases.editorial.transitions import imported_state, record_import
 from cases.models import Case
 from cases.search.text import case_words, remember_words
@@ -260,6 +261,7 @@ class CaseImporter:
         if problems:
             self.spool.close()
             raise ImportFailed(problems)
+        self.seen_ids = list(first_seen)
         return len(first_seen)
 
     @staticmethod
@@ -281,6 +283,8 @@ class CaseImporter:
         try:
             with transaction.atomic():
                 limit_import_statements()
+                # A small import is a change of its cases only (cases.catalogue.changes).
+                before = self.states_before(total)
                 # (pk, related ids, recurrence) of written cases, linked at the end: only the
                 # links are kept, not the cases, so memory stays flat however many there are.
                 self.links = []
@@ -288,6 +292,8 @@ class CaseImporter:
                 self.created, self.updated = [], []
                 self.write_all(total, result)
                 write_links(self.links)
+                if before is not None:
+                    before["pks"].update(pk for pk, _id in self.created)
                 if self.recorded:
                     record_import(
                         created=self.created,
@@ -302,12 +308,18 @@ class CaseImporter:
                 if written >= ANALYZE_AFTER:
                     refresh_planner_statistics()
                 if written:
-                    public_content_changed()
+                    public_content_changed(before)
         except _DryRunRollback:
             return result
         if written >= ANALYZE_AFTER:
             mark_rows_visible()
         return result
+
+    def states_before(self, total):
+        if total > MOST_CASES:
+            return None
+        ids = list(self.seen_ids)
+        return states_before(Case.objects.filter(public_id__in=ids).values_list("pk", flat=True))
 
     def write_all(self, total, result):
         self.spool.flush()

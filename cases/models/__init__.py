@@ -14,7 +14,7 @@ from .catalogue import (
 )
 from .editorial import CaseTransition, CaseVersion, TermRedirect
 from .preferences import EditorPreference
-from .public import ContentVersion
+from .public import ContentVersion, PublicChange
 from .review import CaseComment, CasePresence, CommentReply, ReviewClaim
 from .scheduling import ScheduledTransition
 from .search import SearchEntry
@@ -39,6 +39,7 @@ __all__ = [
     "EditorPreference",
     "Organisation",
     "PendingImport",
+    "PublicChange",
     "ScheduledTransition",
     "SearchEntry",
     "SearchWord",

@@ -1,5 +1,6 @@
-"""The version of what the public sees, which keys every cached public page and each
-process's facet index (cases.catalogue.facet_index)."""
+"""The version of what the public sees, which labels every cached public page and each
+process's facet index (cases.catalogue.facet_index), and what each version changed
+(cases.catalogue.changes)."""
 
 from django.db import connections, models
 from django.db.models import F
@@ -33,9 +34,37 @@ class ContentVersion(models.Model):
 
     @classmethod
     def bump(cls, using):
-        """A new number; the row stays locked until the transaction ends."""
+        """The new number; the row stays locked until the transaction ends."""
         rows = cls.objects.using(using).filter(pk=cls.ROW)
         if not rows.update(number=F("number") + 1):
             # A database emptied since its migration made the row (tests flush tables).
             cls.objects.using(using).get_or_create(pk=cls.ROW)
             rows.update(number=F("number") + 1)
+        return rows.values_list("number", flat=True).get()
+
+
+class PublicChange(models.Model):
+    """What one version of the public content changed: a row per case it changed, or one
+    row without a case for a change of anything else (a label, a name, a large import),
+    which may have changed every page.
+
+    Written in the transaction that bumps the version, so a process that reads a version
+    can read what led to it: its facet index then updates the changed cases' values, and
+    cached pages that show none of them are kept (cases.caching).
+    """
+
+    version = models.PositiveBigIntegerField()
+    # Not a foreign key: a deleted case's change is still a change.
+    case_id = models.IntegerField(null=True, blank=True)
+    # Whether the case came into or left the public, or changed what lists count and sort
+    # it by (its organisation, terms, cause, date, severity).
+    listing = models.BooleanField(default=False)
+    # The terms (term primary keys, space-separated) the case had before and after: the
+    # case pages whose similar cases it may join or leave.
+    terms = models.TextField(blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["version", "case_id"], name="public_change_version")]
+
+    def __str__(self):
+        return f"{self.version}: {self.case_id or 'everything'}"

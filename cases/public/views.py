@@ -10,7 +10,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from cases.caching import cache_public_page
+from cases.caching import cache_public_page, page_shows
 from cases.catalogue.bounds import bounded
 from cases.catalogue.listing import build_listing, with_card_data
 from cases.catalogue.query import CatalogueQuery
@@ -40,6 +40,8 @@ def case_list(request):
         return HttpResponsePermanentRedirect(f"{request.path}?{survivors.urlencode()}")
     listing = build_listing(query)
     listing.notices[:0] = left_out
+    if not query.searches:  # a search's matches change with any case's text
+        page_shows(listing=True, cases=[case.pk for case in listing.page.object_list])
     return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
 
 
@@ -69,6 +71,8 @@ def case_list_json(request):
         return f"{base}?{data.urlencode()}"
 
     ids = page.object_list
+    if not query.searches:
+        page_shows(listing=True, cases=ids)
     by_pk = {case.pk: case for case in Case.objects.for_exchange().filter(pk__in=ids)}
     return JsonResponse(
         {
@@ -134,6 +138,7 @@ def recurrence_links(case, root):
 @cache_public_page
 def case_detail(request, public_id):
     case = public_case(public_id, detail_queryset().live())
+    page_shows(cases=[case.pk])
     if case.status == Case.Status.WITHDRAWN:
         return render(request, "cases/case_gone.html", {"case": case}, status=410)
     return render_case(request, case)
@@ -164,6 +169,11 @@ def render_case(request, case, *, preview=False):
         "permalink": request.build_absolute_uri(case_url(root)),
     }
     context["bibtex"] = bibtex(case, context["permalink"])
+    linked = [*context["related"], *recurrences, recurrence_of, *context["similar"]]
+    page_shows(
+        cases=[root.pk, *(other.pk for other in linked if other is not None)],
+        terms=[link.term_id for link in root.case_terms.all()],
+    )
     return render(request, "cases/case_detail.html", context)
 
 
@@ -226,6 +236,7 @@ def similar_cases(case, limit=SIMILAR_CASES):
 @cache_public_page
 def case_detail_json(request, public_id):
     case = public_case(public_id, Case.objects.live().for_exchange())
+    page_shows(cases=[case.pk])
     if case.status == Case.Status.WITHDRAWN:
         return JsonResponse({"id": case.public_id, "status": "withdrawn"}, status=410)
     return JsonResponse(case_to_exchange(case), json_dumps_params={"ensure_ascii": False})

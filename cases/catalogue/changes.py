@@ -1,0 +1,216 @@
+"""What each change to the public content changed, written as it is made and read by the
+readers' side: each process's facet index follows the changed cases instead of being built
+again, and a cached page is dropped only if the change can have changed it (cases.caching).
+
+A writer takes the state of the cases it is about to change (`states_before`) and, in the
+same transaction after its writes, calls cases.caching.public_content_changed with it: the
+states after are read, and a row for each case goes with the new version. The cases linked
+to or from a changed case are changed too (their pages show its title and whether it is
+public). Anything that is not a case's own change (a relabelled term, a renamed
+organisation, a large import) is written as a change of everything.
+"""
+
+import threading
+from dataclasses import dataclass
+
+from django.db import connections
+from django.db.models import Q
+
+from cases.models import Case, CaseRelation, CaseTerm, PublicChange
+
+# Changes of more cases than this are recorded as a change of everything: a process
+# builds its index again rather than follow them, and every cached page goes.
+MOST_CASES = 500
+# The rows of so many past versions are kept; a process or page older than that starts
+# afresh. Pruned now and then as versions are written.
+KEEP_VERSIONS = 20_000
+PRUNE_EVERY = 200
+
+
+@dataclass(frozen=True)
+class CaseState:
+    """What lists count and sort a case by, and what it links to, as the public sees it."""
+
+    public: bool
+    org_id: int | None
+    root_cause_id: int | None
+    date: object
+    severity: str
+    terms: frozenset
+    links: frozenset
+
+    def listed_as(self):
+        return (
+            (self.org_id, self.root_cause_id, self.date, self.severity, self.terms)
+            if self.public
+            else None
+        )
+
+
+def states(pks, using):
+    """{pk: CaseState} of the cases with these primary keys that exist."""
+    pks = list(pks)
+    if not pks:
+        return {}
+    rows = (
+        Case.objects.using(using)
+        .filter(pk__in=pks)
+        .values_list("pk", "status", "org_id", "root_cause_id", "date", "severity", "recurrence_of")
+    )
+    terms, links = {}, {}
+    for case_id, term_id in (
+        CaseTerm.objects.using(using).filter(case__in=pks).values_list("case_id", "term_id")
+    ):
+        terms.setdefault(case_id, set()).add(term_id)
+    wanted = set(pks)
+    for a, b in (
+        CaseRelation.objects.using(using)
+        .filter(Q(from_case__in=pks) | Q(to_case__in=pks))
+        .values_list("from_case_id", "to_case_id")
+    ):
+        for one, other in ((a, b), (b, a)):
+            if one in wanted:
+                links.setdefault(one, set()).add(other)
+    for case_id, recurrence in (
+        Case.objects.using(using).filter(recurrence_of__in=pks).values_list("recurrence_of", "pk")
+    ):
+        links.setdefault(case_id, set()).add(recurrence)
+    found = {}
+    for pk, status, org_id, cause_id, date, severity, recurrence_of in rows:
+        linked = links.get(pk, set()) | ({recurrence_of} if recurrence_of else set())
+        found[pk] = CaseState(
+            public=status == Case.Status.PUBLISHED,
+            org_id=org_id,
+            root_cause_id=cause_id,
+            date=date,
+            severity=severity,
+            terms=frozenset(terms.get(pk, ())),
+            links=frozenset(linked),
+        )
+    return found
+
+
+def states_before(pks, using="default"):
+    """The states of these cases before a change, for public_content_changed(before=...)."""
+    pks = set(pks)
+    if len(pks) > MOST_CASES:
+        return None
+    return {"pks": pks, "states": states(pks, using)}
+
+
+def rows_for(version, before, using):
+    """The PublicChange rows of a change of the cases in `before` (states_before), now
+    written: one for each changed case and each case linked to it, or one for everything."""
+    if before is None:
+        return [PublicChange(version=version, case_id=None)]
+    after = states(before["pks"], using)
+    rows, linked = {}, set()
+    for pk in before["pks"]:
+        old, new = before["states"].get(pk), after.get(pk)
+        listed = (old.listed_as() if old else None) != (new.listed_as() if new else None)
+        terms = set()
+        for state in (old, new):
+            if state is not None:
+                terms |= state.terms | {state.root_cause_id} - {None}
+                linked |= state.links
+        rows[pk] = PublicChange(
+            version=version,
+            case_id=pk,
+            listing=listed,
+            terms=" ".join(map(str, sorted(terms))) if listed else "",
+        )
+    for pk in linked - set(rows):
+        rows[pk] = PublicChange(version=version, case_id=pk)
+    return list(rows.values())
+
+
+def record(version, before, using):
+    PublicChange.objects.using(using).bulk_create(rows_for(version, before, using))
+    if version % PRUNE_EVERY == 0:
+        PublicChange.objects.using(using).filter(version__lte=version - KEEP_VERSIONS).delete()
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What the versions after one and up to another changed, taken together."""
+
+    cases: frozenset  # every case changed
+    listed: frozenset  # the cases that came, went or changed what lists count them by
+    terms: frozenset  # the terms those cases had before or after
+
+    def touch(self, *, cases=(), listing=False, terms=()):
+        """Whether a page that shows `cases`, counts or sorts the public cases (`listing`),
+        or lists the cases similar to one with `terms`, may have changed."""
+        if self.cases.intersection(cases):
+            return True
+        if listing and self.listed:
+            return True
+        return bool(terms) and not self.terms.isdisjoint(terms)
+
+
+class ChangeLog:
+    """Each process's memory of the rows of recent versions, read once each."""
+
+    def __init__(self, keep=4096):
+        self.keep = keep
+        self._versions = {}  # (alias, version) -> tuple of rows, or None for "everything"
+        self._lock = threading.Lock()
+
+    def between(self, using, old, new):
+        """Changes after version `old` up to `new`, or None if one of them changed
+        everything or is no longer known."""
+        if old is None or new < old or new - old > KEEP_VERSIONS:
+            return None
+        wanted = range(old + 1, new + 1)
+        missing = [v for v in wanted if (using, v) not in self._versions]
+        if missing:
+            self._read(using, missing[0], missing[-1])
+        cases, listed, terms = set(), set(), set()
+        for version in wanted:
+            rows = self._versions.get((using, version))
+            if rows is None:
+                return None
+            for case_id, listing, term_text in rows:
+                cases.add(case_id)
+                if listing:
+                    listed.add(case_id)
+                    terms.update(map(int, term_text.split()))
+        return Changes(frozenset(cases), frozenset(listed), frozenset(terms))
+
+    def _read(self, using, first, last):
+        found = {}
+        with connections[using].cursor() as cursor:
+            cursor.execute(
+                f"SELECT version, case_id, listing, terms FROM {PublicChange._meta.db_table} "
+                "WHERE version BETWEEN %s AND %s",
+                [first, last],
+            )
+            for version, case_id, listing, terms in cursor.fetchall():
+                found.setdefault(version, []).append((case_id, listing, terms))
+        with self._lock:
+            for version in range(first, last + 1):
+                rows = found.get(version)
+                # A version without rows is pruned or from before the log; with a row
+                # without a case it changed everything.
+                if rows is None or any(case_id is None for case_id, _l, _t in rows):
+                    self._versions[(using, version)] = None
+                else:
+                    self._versions[(using, version)] = tuple(rows)
+            if len(self._versions) > self.keep:
+                for key in sorted(self._versions)[: len(self._versions) - self.keep]:
+                    del self._versions[key]
+
+    def clear(self):
+        with self._lock:
+            self._versions.clear()
+
+
+log = ChangeLog()
+
+
+def changes_between(using, old, new):
+    """What the public content's versions after `old` up to `new` changed (Changes), or
+    None where that is not known: then anything may have changed."""
+    if old == new:
+        return Changes(frozenset(), frozenset(), frozenset())
+    return log.between(using, old, new)

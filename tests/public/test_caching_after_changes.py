@@ -1,0 +1,144 @@
+"""A change costs readers what it changes: cached pages that show nothing a change touched
+are kept, and every page that does is rendered afresh on the next request, in every
+process and with Redis."""
+
+import pytest
+from django.core.cache import caches
+from django.test import override_settings
+
+from cases.editorial import transitions as workflow
+from tests.factories import CaseFactory, OrganisationFactory, TermFactory, UserFactory
+from tests.public.test_caching import memory_of, shared_redis  # noqa: F401 (a fixture)
+from tests.workflow import approve_edit
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def people():
+    return UserFactory(role="editor"), UserFactory(role="reviewer")
+
+
+@pytest.fixture
+def library():
+    dns = TermFactory(vocabulary="component", slug="dns", label_en="DNS")
+    disk = TermFactory(vocabulary="component", slug="disk", label_en="Disk")
+    acme = OrganisationFactory(slug="acme", name="Acme")
+    other = OrganisationFactory(slug="other", name="Other")
+    return {
+        "dns": dns,
+        "disk": disk,
+        "a": CaseFactory(public_id="IL-0101", org=acme, title_en="Alpha", with_terms=[dns]),
+        "b": CaseFactory(public_id="IL-0102", org=other, title_en="Bravo", with_terms=[disk]),
+        "c": CaseFactory(public_id="IL-0103", org=other, title_en="Charlie", with_terms=[disk]),
+    }
+
+
+def cache_of(client, urls):
+    """{url: "hit" or "miss"} for one request each."""
+    return {url: client.get(url)["X-Cache"] for url in urls}
+
+
+def test_a_corrected_text_leaves_the_pages_that_do_not_show_it_cached(client, library, people):
+    kept = ["/en/cases/IL-0102/", "/en/cases/IL-0102.json", "/en/cases/?org=other"]
+    renewed = ["/en/cases/IL-0101/", "/en/cases/IL-0101.json", "/en/cases/", "/en/cases/?org=acme"]
+    cache_of(client, kept + renewed)
+    approve_edit(library["a"], *people, title_en="Alpha, corrected")
+    # The finding: every change dropped every cached page.
+    assert cache_of(client, kept) == dict.fromkeys(kept, "hit")
+    assert cache_of(client, renewed) == dict.fromkeys(renewed, "miss")
+    for url in renewed:
+        assert "Alpha, corrected" in client.get(url).content.decode(), url
+    assert cache_of(client, renewed) == dict.fromkeys(renewed, "hit")
+
+
+def test_a_published_case_renews_every_list_and_the_pages_it_may_be_similar_to(
+    client, library, people
+):
+    editor, reviewer = people
+    urls = {
+        "list": "/en/cases/?org=other",  # its counts of organisations change
+        "similar": "/en/cases/IL-0101/",  # shares the new case's term
+        "unrelated": "/en/cases/IL-0102/",
+    }
+    cache_of(client, urls.values())
+    new = CaseFactory(
+        public_id="IL-0104", title_en="Delta", status="in_review", with_terms=[library["dns"]]
+    )
+    workflow.case_approve(case=new, user=reviewer)
+    assert cache_of(client, urls.values()) == {
+        urls["list"]: "miss",
+        urls["similar"]: "miss",
+        urls["unrelated"]: "hit",
+    }
+    assert "Delta" in client.get(urls["similar"]).content.decode()  # now a similar case
+    assert "IL-0104" in client.get("/en/cases/?component=dns").content.decode()
+
+
+def test_withdrawing_a_case_renews_the_pages_that_link_to_it(client, library, people):
+    from cases.models import CaseRelation
+
+    _editor, reviewer = people
+    CaseRelation.objects.create(from_case=library["b"], to_case=library["c"], position=0)
+    page = "/en/cases/IL-0102/"
+    assert "Charlie" in client.get(page).content.decode()
+    workflow.case_withdraw(case=library["c"], user=reviewer, note="Retracted.")
+    response = client.get(page)
+    assert response["X-Cache"] == "miss" and "Charlie" not in response.content.decode()
+
+
+def test_a_search_is_answered_afresh_after_any_change(client, library, people):
+    search = "/en/cases/?q=bravo"
+    cache_of(client, [search])
+    approve_edit(library["a"], *people, summary_en="Now mentions bravo.")
+    response = client.get(search)
+    assert response["X-Cache"] == "miss" and "IL-0101" in response.content.decode()
+
+
+def test_a_kept_page_keeps_its_etag_and_browsers_keep_their_copy(client, library, people):
+    page = client.get("/en/cases/IL-0102/")
+    approve_edit(library["a"], *people, summary_en="Elsewhere.")
+    again = client.get("/en/cases/IL-0102/", headers={"if-none-match": page["ETag"]})
+    assert again.status_code == 304 and again["ETag"] == page["ETag"]
+
+
+def test_each_process_keeps_or_renews_its_own_pages_after_another_process_changes_one(
+    client, library, people
+):
+    try:
+        with override_settings(CACHES=memory_of("worker-1")):
+            cache_of(client, ["/en/cases/IL-0101/", "/en/cases/IL-0102/"])
+        with override_settings(CACHES=memory_of("worker-2")):
+            approve_edit(library["a"], *people, title_en="Alpha from worker two")
+        with override_settings(CACHES=memory_of("worker-1")):
+            assert client.get("/en/cases/IL-0102/")["X-Cache"] == "hit"
+            renewed = client.get("/en/cases/IL-0101/")
+            assert "Alpha from worker two" in renewed.content.decode()
+    finally:
+        for process in ("worker-1", "worker-2"):
+            with override_settings(CACHES=memory_of(process)):
+                caches["default"].clear()
+
+
+def test_pages_kept_in_redis_outlive_changes_that_do_not_touch_them(
+    client,
+    library,
+    people,
+    shared_redis,  # noqa: F811
+):
+    cache_of(client, ["/en/cases/IL-0101/", "/en/cases/IL-0102/"])
+    approve_edit(library["a"], *people, title_en="Alpha in Redis")
+    assert client.get("/en/cases/IL-0102/")["X-Cache"] == "hit"
+    assert "Alpha in Redis" in client.get("/en/cases/IL-0101/").content.decode()
+
+
+def test_relabelling_a_term_renews_every_page(client, library):
+    from cases.editorial.names import name_save
+
+    urls = ["/en/cases/IL-0102/", "/en/cases/?org=other"]
+    cache_of(client, urls)
+    term = library["disk"]
+    term.label_en = "Storage disk"
+    name_save(obj=term, user=UserFactory(role="reviewer"))
+    assert cache_of(client, urls) == dict.fromkeys(urls, "miss")
+    assert "Storage disk" in client.get(urls[0]).content.decode()
