@@ -132,16 +132,39 @@ def forget_searches():
     kept.clear()
 
 
-def measure(client, url, repeat, *, cold, changed=False, searched_afresh=False):
+def change_a_case(public_id):
+    """Change one public case as approving an edit of it does: its severity, so that the
+    lists' counts change, and the change recorded as one of that case."""
+    from django.db import transaction
+
+    from cases.caching import public_content_changed
+    from cases.catalogue.changes import states_before
+    from cases.models import Case
+
+    with transaction.atomic():
+        case = Case.objects.select_for_update().get(public_id=public_id)
+        before = states_before([case.pk])
+        case.severity = "low" if case.severity != "low" else "high"
+        case.save(update_fields=["severity"])
+        public_content_changed(before)
+
+
+def measure(client, url, repeat, *, cold, changed=False, searched_afresh=False, case=None):
     """(median ms, 95th percentile ms, queries) for one address; `changed`: each request
-    the first after a change to the public content (which moves its version);
-    `searched_afresh`: each request's search the first of its words since the last change
-    (the facet index kept)."""
+    the first after a change to the public content (which moves its version), of
+    everything, or of the `case` named; `searched_afresh`: each request's search the first
+    of its words since the last change (the facet index kept)."""
     from django.core.cache import cache
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     from cases.caching import public_content_changed
+
+    def change():
+        if case:
+            change_a_case(case)
+        else:
+            public_content_changed()
 
     times = []
     if not cold:
@@ -150,7 +173,7 @@ def measure(client, url, repeat, *, cold, changed=False, searched_afresh=False):
         if cold:
             cache.clear()
         if changed:
-            public_content_changed()
+            change()
         if searched_afresh:
             forget_searches()
         started = time.perf_counter()
@@ -161,7 +184,7 @@ def measure(client, url, repeat, *, cold, changed=False, searched_afresh=False):
     if cold:
         cache.clear()
     if changed:
-        public_content_changed()
+        change()
     if searched_afresh:
         forget_searches()
     with CaptureQueriesContext(connection) as queries:
@@ -171,12 +194,15 @@ def measure(client, url, repeat, *, cold, changed=False, searched_afresh=False):
     return statistics.median(times), p95, len(queries)
 
 
+TWO_FACETS = "/en/cases/?component=syn-component-1&symptom=syn-symptom-2"
+
+
 def requests_to_measure(sample_id):
     return [
         ("/healthz (the floor)", "/healthz", False),
         ("static file via whitenoise", "/static/css/site.css", False),
         ("list, unfiltered", "/en/cases/", True),
-        ("list, two facets", "/en/cases/?component=syn-component-1&symptom=syn-symptom-2", True),
+        ("list, two facets", TWO_FACETS, True),
         # The synthetic texts draw on a small vocabulary: these two words occur in nearly
         # every case, so these searches rank and count the whole library (the worst case).
         ("list, English search (matches ~all)", "/en/cases/?q=database+latency", True),
@@ -200,7 +226,10 @@ def requests_to_measure(sample_id):
 # Each process counts facets from an index of the public content that it builds again on
 # its first list after every change (cases.catalogue.facet_index): what that first list costs.
 AFTER_A_CHANGE = [
-    ("list, unfiltered, first after a change (builds the facet index)", "/en/cases/"),
+    ("list, unfiltered, first after a change (builds the facet index)", "/en/cases/", False),
+    # An approved edit says which case it changed: the index follows that case.
+    ("list, unfiltered, first after a case is approved (follows it)", "/en/cases/", True),
+    ("list, two facets, first after a case is approved (follows it)", TWO_FACETS, True),
 ]
 
 # Each process keeps the searches it ranked for the version of the content they were ranked
@@ -282,8 +311,9 @@ def main():
             cold = measure(client, path, options.repeat, cold=True, searched_afresh=True)
             rows.append((size, label, cold, None))
             print(f"{size:>7} {label:<28} cold {cold[0]:7.1f} ms", file=sys.stderr)
-        for label, path in AFTER_A_CHANGE:
-            cold = measure(client, path, options.repeat, cold=True, changed=True)
+        for label, path, of_a_case in AFTER_A_CHANGE:
+            case = f"IL-{first_id + 5}" if of_a_case else None
+            cold = measure(client, path, options.repeat, cold=True, changed=True, case=case)
             rows.append((size, label, cold, None))
             print(f"{size:>7} {label:<28} cold {cold[0]:7.1f} ms", file=sys.stderr)
 
