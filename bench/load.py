@@ -242,13 +242,44 @@ def page_cache():
     return "each worker with its own in-memory page cache"
 
 
-def report(result, *, cases, workers, options, mix, distinct, version):
+HOT_SET = 80  # distinct addresses taking every request, as a popular site's traffic does
+PHASES = {
+    "reads": "reads only",
+    "corrections": "one correction a second (edit, submit, approve)",
+    "new-cases": "one new case a second (write, submit, approve)",
+    "import": "during an import of {count:,} cases",
+}
+
+
+def figures(result):
     seconds = result["duration_us"] / 1e6
     socket_errors = sum(
         result[key] for key in ("connect_errors", "read_errors", "write_errors", "timeouts")
     )
-    errors = result["non_2xx_3xx"] + socket_errors
     answered = result["cache_hits"] + result["cache_misses"]
+    return {
+        "rate": result["requests"] / seconds,
+        "p50": result["p50_us"] / 1000,
+        "p99": result["p99_us"] / 1000,
+        "max": result["max_us"] / 1000,
+        "errors": result["non_2xx_3xx"] + socket_errors,
+        "hits": 100 * result["cache_hits"] / max(answered, 1),
+        "requests": result["requests"],
+    }
+
+
+def row(mix, phase, measured, reads, note):
+    """A table row, with the throughput and p99 against the same mix's reads only."""
+    share = 100 * measured["rate"] / reads["rate"]
+    ratio = measured["p99"] / reads["p99"]
+    return (
+        f"| {mix} | {phase} | {measured['requests']:,} | {measured['rate']:.1f} | {share:.0f} % "
+        f"| {measured['p50']:.1f} | {measured['p99']:.1f} | {ratio:.2f}× | {measured['max']:.1f} "
+        f"| {measured['errors']} | {measured['hits']:.0f} % | {note} |"
+    )
+
+
+def report(rows, *, cases, workers, options, mix, distinct, version):
     total = sum(mix.values())
     shares = ", ".join(f"{kind} {100 * mix[kind] / total:.0f} %" for kind in MIX)
     lines = [
@@ -256,27 +287,29 @@ def report(result, *, cases, workers, options, mix, distinct, version):
         "## Load",
         "",
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `make load` on {machine()}. "
-        f"PostgreSQL {version}, {cases:,} cases. gunicorn with {workers} sync workers "
-        f"(`incidentlib.settings.bench`, {page_cache()}) on "
-        f"127.0.0.1; wrk with {options.threads} threads and {options.connections} connections "
-        f"for {seconds:.0f} s over loopback, no warm-up.",
+        f"PostgreSQL {version}, {cases:,} cases to begin with. gunicorn with {workers} sync "
+        f"workers (`incidentlib.settings.bench`, {page_cache()}) on 127.0.0.1; wrk with "
+        f"{options.threads} threads and {options.connections} connections over loopback, "
+        f"{options.duration} s a row, no warm-up, the rows in the order given.",
         "",
-        "| requests | requests/s | median ms | p90 ms | p99 ms | max ms | errors |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
-        f"| {result['requests']:,} | {result['requests'] / seconds:.1f} "
-        f"| {result['p50_us'] / 1000:.1f} | {result['p90_us'] / 1000:.1f} "
-        f"| {result['p99_us'] / 1000:.1f} | {result['max_us'] / 1000:.1f} | {errors} |",
+        "| mix | while | requests | requests/s | of reads only | median ms | p99 ms "
+        "| p99 / reads only | max ms | errors | page cache hits | writes |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        *rows,
         "",
-        f"Errors: {result['non_2xx_3xx']} answers other than 2xx/3xx, {socket_errors} socket "
-        "errors (connect, read, write, timeout). Page cache: "
-        f"{100 * result['cache_hits'] / max(answered, 1):.0f} % of answers were hits.",
-        "",
-        f"Mix: each connection walks a list of {total:,} addresses ({distinct:,} distinct), "
-        f"English and Korean pages alike: {shares}.",
+        f"Broad mix: each connection walks a list of {total:,} addresses ({distinct:,} "
+        f"distinct), English and Korean pages alike: {shares}. Hot set: the first {HOT_SET} "
+        "distinct addresses of that walk, walked again and again. Corrections: an editor "
+        "starts a revision of a random published case, changes its title and summary and "
+        "submits it; a reviewer approves it (bench/writer.py). New cases: an editor writes a "
+        "case (a published one's content under a new id, another severity) and submits it; a "
+        "reviewer approves it. The import: `manage.py import_cases` of generated cases, "
+        "started with the row; it grows the library for the rows after it. Errors are answers "
+        "other than 2xx/3xx and socket errors; any fails the run.",
         "<!-- /load -->",
         "",
     ]
-    return "\n".join(lines), errors
+    return "\n".join(lines)
 
 
 def write_section(section):
@@ -289,14 +322,48 @@ def write_section(section):
     RESULTS.write_text(text, encoding="utf-8")
 
 
+def start(args, env, log):
+    return subprocess.Popen(
+        args,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+        start_new_session=True,  # its own group: stopped as a whole, not by Ctrl-C
+    )
+
+
+def finish(process, what, timeout=STEP_TIMEOUT):
+    """Wait for a background writer or import; its output, or fail the run."""
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        stop(process)
+        raise SystemExit(f"{what} did not finish") from None
+    if process.returncode != 0:
+        raise SystemExit(f"{what} failed (status {process.returncode})")
+    return output
+
+
+def writes_note(output):
+    match = re.search(r"^WRITES (\{.*\})$", output, re.M)
+    done = json.loads(match.group(1))
+    return (
+        f"{done['changes']} in {done['seconds']:.0f} s, each {done['median_ms']:.0f} ms "
+        f"(median), at most {done['max_ms']:.0f}"
+    )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cases", type=int, default=10_000, help="generated cases")
-    parser.add_argument("--duration", type=int, default=60, help="seconds of load")
+    parser.add_argument("--duration", type=int, default=30, help="seconds of each row")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1))
     parser.add_argument("--addresses", type=int, default=5000, help="length of the walk")
+    parser.add_argument("--import-count", type=int, default=20_000, help="cases imported")
     options = parser.parse_args()
 
     ensure_wrk()
@@ -304,6 +371,7 @@ def main():
     # Stopping by signal runs the clean-up below, as Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     server = server_log = None
+    background = []
     with tempfile.TemporaryDirectory(prefix="load-") as folder:
         env = {
             **os.environ,
@@ -317,6 +385,16 @@ def main():
             manage("load_taxonomy", str(ROOT / "data" / "taxonomy.json"), env=env)
             manage("import_cases", str(ROOT / "data" / "cases"), env=env)
             manage("generate_cases", "--count", str(options.cases), env=env)
+            imports = []
+            for seed in (7, 8):  # one import for each mix, of cases not yet in the library
+                imports.append(Path(folder) / f"import-{seed}.jsonl")
+                manage(
+                    "generate_cases",
+                    *("--count", str(options.import_count), "--seed", str(seed)),
+                    *("--first-id", str(seed * 100_000 + 1_000_000)),
+                    *("--output", str(imports[-1])),
+                    env=env,
+                )
             import psycopg
 
             with psycopg.connect(url, autocommit=True) as connection:
@@ -324,8 +402,11 @@ def main():
             manage("collectstatic", "--noinput", env=env)
 
             paths, mix, cases = addresses(url, options.addresses)
-            paths_file = Path(folder) / "addresses.txt"
-            paths_file.write_text("\n".join(paths) + "\n", encoding="utf-8")
+            walks = {"broad": paths, "hot set": list(dict.fromkeys(paths))[:HOT_SET]}
+            files = {}
+            for walk, walked in walks.items():
+                files[walk] = Path(folder) / f"{walk}.txt"
+                files[walk].write_text("\n".join(walked) + "\n", encoding="utf-8")
 
             server_log = Path(folder) / "gunicorn.log"
             port = free_port()
@@ -345,18 +426,60 @@ def main():
                     env=env,
                     stdout=subprocess.DEVNULL,
                     stderr=log,
-                    start_new_session=True,  # its own group: stopped as a whole, not by Ctrl-C
+                    start_new_session=True,
                 )
             wait_until_serving(base_url, server)
-            result = run_wrk(
-                base_url,
-                paths_file,
-                threads=options.threads,
-                connections=options.connections,
-                duration=options.duration,
-            )
-            section, errors = report(
-                result,
+
+            every = []
+
+            def measured(walk):
+                result = run_wrk(
+                    base_url,
+                    files[walk],
+                    threads=options.threads,
+                    connections=options.connections,
+                    duration=options.duration,
+                )
+                every.append(figures(result))
+                return every[-1]
+
+            rows, reads = [], {}
+            writer_log = (Path(folder) / "writers.log").open("w")
+            for walk in walks:
+                reads[walk] = measured(walk)
+                rows.append(row(walk, PHASES["reads"], reads[walk], reads[walk], ""))
+                for seed, mode in enumerate(("corrections", "new-cases"), start=1):
+                    writer = start(
+                        [
+                            sys.executable,
+                            str(ROOT / "bench" / "writer.py"),
+                            *("--mode", mode, "--duration", str(options.duration)),
+                            *("--seed", str(seed + (0 if walk == "broad" else 10))),
+                        ],
+                        env,
+                        writer_log,
+                    )
+                    background.append(writer)
+                    result = measured(walk)
+                    note = writes_note(finish(writer, f"the writer ({mode})"))
+                    rows.append(row(walk, PHASES[mode], result, reads[walk], note))
+            for walk, file in zip(walks, imports, strict=True):
+                importing = start(
+                    [sys.executable, str(ROOT / "manage.py"), "import_cases", str(file)],
+                    env,
+                    writer_log,
+                )
+                background.append(importing)
+                began = time.monotonic()
+                result = measured(walk)
+                finish(importing, "the import")
+                took = time.monotonic() - began
+                phase = PHASES["import"].format(count=options.import_count)
+                note = f"the import took {took:.0f} s"
+                rows.append(row(walk, phase, result, reads[walk], note))
+            errors = sum(figure["errors"] for figure in every)
+            section = report(
+                rows,
                 cases=cases,
                 workers=options.workers,
                 options=options,
@@ -370,6 +493,8 @@ def main():
                 print("gunicorn log, last lines:", *log[-20:], sep="\n", file=sys.stderr)
             raise
         finally:
+            for process in background:
+                stop(process)
             stop(server)
     write_section(section)
     print(section)

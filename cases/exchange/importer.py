@@ -17,6 +17,7 @@ from django.db import connection, transaction
 from cases.caching import public_content_changed
 from cases.catalogue.changes import MOST_CASES, states_before
 from cases.editorial.transitions import imported_state, record_import
+from cases.exchange.priority import below_readers
 from cases.models import Case
 from cases.search.text import case_words, remember_words
 
@@ -274,7 +275,7 @@ class CaseImporter:
     # --- pass two: write ----------------------------------------------------
 
     def run(self, *, dry_run=False):
-        with exclusive_import(waiting=self.waiting):
+        with exclusive_import(waiting=self.waiting), below_readers():
             return self.validate_and_write(dry_run)
 
     def validate_and_write(self, dry_run):

@@ -114,6 +114,8 @@ MIDDLEWARE = [
 PUBLIC_STATEMENT_TIMEOUT_MS = int(os.environ.get("PUBLIC_STATEMENT_TIMEOUT_MS", "2000"))
 ADMIN_STATEMENT_TIMEOUT_MS = int(os.environ.get("ADMIN_STATEMENT_TIMEOUT_MS", "30000"))
 IMPORT_STATEMENT_TIMEOUT_MS = int(os.environ.get("IMPORT_STATEMENT_TIMEOUT_MS", "600000"))
+# How much lower an import's priority is than the site's (cases.exchange.priority); 0: not.
+IMPORT_NICENESS = int(os.environ.get("IMPORT_NICENESS", "10"))
 
 ROOT_URLCONF = "incidentlib.urls"
 WSGI_APPLICATION = "incidentlib.wsgi.application"

@@ -33,3 +33,4 @@ READ_REPLICA_ENABLED = False
 # (tests/incidentlib/test_statement_timeout.py).
 PUBLIC_STATEMENT_TIMEOUT_MS = 0
 ADMIN_STATEMENT_TIMEOUT_MS = 0
+IMPORT_NICENESS = 0  # tests that need it set it; a niced thread cannot always be restored
