@@ -100,8 +100,10 @@ bench-compare: install
 relevance: install
 	$(PY) scripts/relevance.py $(RELEVANCE_ARGS)
 
-# The site under load: gunicorn on 127.0.0.1 driven by wrk for a minute at 10,000 cases, against
-# DATABASE_URL's PostgreSQL server in a scratch database; writes the Load section of
+# The site under load: gunicorn on 127.0.0.1 driven by wrk at 10,000 cases, a broad mix and a
+# hot set, reads alone, with one approved correction or new case a second, and during a
+# 20,000-case import (30 s a row), against DATABASE_URL's PostgreSQL server in a scratch
+# database (REDIS_URL: the workers share their pages); writes the Load section of
 # bench/RESULTS.md and fails on any error.
 load: install
 	$(PY) bench/load.py

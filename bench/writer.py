@@ -68,7 +68,7 @@ def write_new(case, n, editor, reviewer):
             [Input(str(path), path, json_lines=False)], status=Case.Status.DRAFT, user=editor
         ).run()
     draft = Case.objects.get(public_id=data["id"])
-    Case.objects.filter(pk=draft.pk).update(last_edited_by=editor)
+    Case.objects.filter(pk=draft.pk).update(created_by=editor, last_edited_by=editor)
     workflow.case_submit(case=draft, user=editor)
     workflow.case_approve(case=draft, user=reviewer, confirm_stale_korean=True)
 

@@ -81,30 +81,34 @@ class PageShows:
     cases: set = field(default_factory=set)
     listing: bool = False
     terms: set = field(default_factory=set)
+    search: tuple | None = None  # (its plan, the bits of the cases it found)
     declared: bool = False
 
     def frozen(self):
         if not self.declared:
             return None  # anything may have changed it
-        return (frozenset(self.cases), self.listing, frozenset(self.terms))
+        return (frozenset(self.cases), self.listing, frozenset(self.terms), self.search)
 
 
 _page_shows = ContextVar("page_shows", default=None)
 
 
-def page_shows(*, cases=(), listing=False, terms=()):
+def page_shows(*, cases=(), listing=False, terms=(), search=None):
     """Say, in a cached view, what its page shows: the primary keys of the cases whose
-    content it shows, whether it counts or sorts the public cases (`listing`), and the
-    terms of the case whose similar cases it lists. Its cached copy then outlives the
-    changes that touch none of these. A view that never calls this is rendered afresh
-    after every change; one that shows what any change can touch (a search's matches)
-    must not call it."""
+    content it shows, whether it counts or sorts the public cases (`listing`), the terms
+    of the case whose similar cases it lists, and the search it lists the matches of
+    (its plan and the CaseSet it found). Its cached copy then outlives the changes that
+    touch none of these. A view that never calls this is rendered afresh after every
+    change."""
     shows = _page_shows.get()
     if shows is not None:
         shows.declared = True
         shows.cases.update(cases)
         shows.listing = shows.listing or listing
         shows.terms.update(terms)
+        if search is not None:
+            plan, matched = search
+            shows.search = (plan, matched.bits)
 
 
 def cache_public_page(view):
@@ -133,11 +137,22 @@ def still_good(entry, version):
         return False
     from cases.catalogue.changes import changes_between  # it imports the models
 
-    changes = changes_between(router.db_for_read(ContentVersion), checked, version)
+    using = router.db_for_read(ContentVersion)
+    changes = changes_between(using, checked, version)
     if changes is None:
         return False
-    cases, listing, terms = shows
-    return not changes.touch(cases=cases, listing=listing, terms=terms)
+    cases, listing, terms, search = shows
+    if changes.touch(cases=cases, listing=listing, terms=terms):
+        return False
+    if search is None or not changes.cases:
+        return True
+    # A search's matches change if a changed case was one, or is one now.
+    from cases.search.query import finds_any
+
+    plan, matched = search
+    if any(matched >> pk & 1 for pk in changes.cases):
+        return False
+    return not finds_any(plan, changes.cases, using)
 
 
 def cached_response(request, version, view, *args, **kwargs):

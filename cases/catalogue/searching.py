@@ -117,7 +117,9 @@ class SearchAnswers:
         try:
             ranked = ranked_matches(index, rows, ordering, key)
         except EmptyResultSet:  # nothing can match
+            self.matched = CaseSet()
             return CaseSet(), None
+        self.matched = ranked.matched  # what a cached page of it was found from
         if not page:
             return ranked.matched, None
         _ordering, offset, limit = page

@@ -40,9 +40,19 @@ def case_list(request):
         return HttpResponsePermanentRedirect(f"{request.path}?{survivors.urlencode()}")
     listing = build_listing(query)
     listing.notices[:0] = left_out
-    if not query.searches:  # a search's matches change with any case's text
-        page_shows(listing=True, cases=[case.pk for case in listing.page.object_list])
+    list_shows(query, [case.pk for case in listing.page.object_list])
     return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
+
+
+def list_shows(query, keys):
+    """Say what a list's page shows (cases.caching.page_shows): the public cases' counts and
+    the cases on it, and its search. A search answered otherwise than as written (its
+    words corrected, or only some of them) may be answered otherwise after any change: its
+    page is rendered afresh."""
+    if not query.searches:
+        page_shows(listing=True, cases=keys)
+    elif query.outcome is None and getattr(query, "matched", None) is not None:
+        page_shows(listing=True, cases=keys, search=(query.plan, query.matched))
 
 
 def search_outcome(query):
@@ -71,8 +81,7 @@ def case_list_json(request):
         return f"{base}?{data.urlencode()}"
 
     ids = page.object_list
-    if not query.searches:
-        page_shows(listing=True, cases=ids)
+    list_shows(query, ids)
     by_pk = {case.pk: case for case in Case.objects.for_exchange().filter(pk__in=ids)}
     return JsonResponse(
         {

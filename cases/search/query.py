@@ -27,6 +27,14 @@ def matching_entries(plan, using):
     return apply_plan(entries, plan, connections[using].vendor)
 
 
+def finds_any(plan, pks, using):
+    """Whether `plan` finds any of these cases among the public ones."""
+    from cases.models import SearchEntry
+
+    entries = SearchEntry.objects.using(using).public_for_search().filter(case_id__in=pks)
+    return apply_plan(entries, plan, connections[using].vendor).exists()
+
+
 def search(queryset, query, plan=None):
     """The cases of `queryset` that the query's plan finds, annotated with their
     `relevance`. `plan` is the query's, with names and corrections, if already made.

@@ -7,6 +7,8 @@ from django.core.cache import caches
 from django.test import override_settings
 
 from cases.editorial import transitions as workflow
+from cases.models import Case
+from cases.search.text import refresh_search_text
 from tests.factories import CaseFactory, OrganisationFactory, TermFactory, UserFactory
 from tests.public.test_caching import memory_of, shared_redis  # noqa: F401 (a fixture)
 from tests.workflow import approve_edit
@@ -25,13 +27,15 @@ def library():
     disk = TermFactory(vocabulary="component", slug="disk", label_en="Disk")
     acme = OrganisationFactory(slug="acme", name="Acme")
     other = OrganisationFactory(slug="other", name="Other")
-    return {
+    made = {
         "dns": dns,
         "disk": disk,
         "a": CaseFactory(public_id="IL-0101", org=acme, title_en="Alpha", with_terms=[dns]),
         "b": CaseFactory(public_id="IL-0102", org=other, title_en="Bravo", with_terms=[disk]),
         "c": CaseFactory(public_id="IL-0103", org=other, title_en="Charlie", with_terms=[disk]),
     }
+    refresh_search_text(Case.objects.all())  # as saving through the workflow does
+    return made
 
 
 def cache_of(client, urls):
@@ -142,3 +146,26 @@ def test_relabelling_a_term_renews_every_page(client, library):
     name_save(obj=term, user=UserFactory(role="reviewer"))
     assert cache_of(client, urls) == dict.fromkeys(urls, "miss")
     assert "Storage disk" in client.get(urls[0]).content.decode()
+
+
+def test_a_search_the_change_does_not_touch_stays_cached(client, library, people):
+    searches = ["/en/cases/?q=charlie", "/en/cases.json?q=charlie"]
+    cache_of(client, searches)
+    approve_edit(library["a"], *people, summary_en="A correction about something else.")
+    # The finding (under load): every search was rendered afresh after every correction.
+    assert cache_of(client, searches) == dict.fromkeys(searches, "hit")
+
+
+def test_a_search_a_changed_case_leaves_is_answered_afresh(client, library, people):
+    search = "/en/cases/?q=alpha"
+    assert "IL-0101" in client.get(search).content.decode()
+    approve_edit(library["a"], *people, title_en="Zulu", summary_en="Renamed.")
+    response = client.get(search)
+    assert response["X-Cache"] == "miss" and "IL-0101" not in response.content.decode()
+
+
+def test_a_corrected_search_is_answered_afresh_after_any_change(client, library, people):
+    search = "/en/cases/?q=charlee"  # answered as "charlie"
+    assert "IL-0103" in client.get(search).content.decode()
+    approve_edit(library["a"], *people, summary_en="Unrelated.")
+    assert client.get(search)["X-Cache"] == "miss"
