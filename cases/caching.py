@@ -142,17 +142,7 @@ def still_good(entry, version):
     if changes is None:
         return False
     cases, listing, terms, search = shows
-    if changes.touch(cases=cases, listing=listing, terms=terms):
-        return False
-    if search is None or not changes.cases:
-        return True
-    # A search's matches change if a changed case was one, or is one now.
-    from cases.search.query import finds_any
-
-    plan, matched = search
-    if any(matched >> pk & 1 for pk in changes.cases):
-        return False
-    return not finds_any(plan, changes.cases, using)
+    return not changes.touch(cases=cases, listing=listing, terms=terms, search=search, using=using)
 
 
 def cached_response(request, version, view, *args, **kwargs):

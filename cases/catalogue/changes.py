@@ -138,14 +138,25 @@ class Changes:
     listed: frozenset  # the cases that came, went or changed what lists count them by
     terms: frozenset  # the terms those cases had before or after
 
-    def touch(self, *, cases=(), listing=False, terms=()):
+    def touch(self, *, cases=(), listing=False, terms=(), search=None, using="default"):
         """Whether a page that shows `cases`, counts or sorts the public cases (`listing`),
-        or lists the cases similar to one with `terms`, may have changed."""
+        lists the cases similar to one with `terms`, or lists the matches of `search`
+        (its plan, and the bits of the cases it found) may have changed."""
         if self.cases.intersection(cases):
             return True
         if listing and self.listed:
             return True
-        return bool(terms) and not self.terms.isdisjoint(terms)
+        if terms and not self.terms.isdisjoint(terms):
+            return True
+        if search is None or not self.cases:
+            return False
+        # A search's matches change if a changed case was one, or is one now.
+        from cases.search.query import finds_any  # it imports the search rules
+
+        plan, matched = search
+        if any(matched >> pk & 1 for pk in self.cases):
+            return True
+        return finds_any(plan, self.cases, using)
 
 
 class ChangeLog:
