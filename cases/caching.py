@@ -81,7 +81,7 @@ class PageShows:
     cases: set = field(default_factory=set)
     listing: bool = False
     terms: set = field(default_factory=set)
-    search: tuple | None = None  # (its plan, the bits of the cases it found)
+    search: object = None  # a cases.catalogue.changes.ShownSearch
     declared: bool = False
 
     def frozen(self):
@@ -96,8 +96,8 @@ _page_shows = ContextVar("page_shows", default=None)
 def page_shows(*, cases=(), listing=False, terms=(), search=None):
     """Say, in a cached view, what its page shows: the primary keys of the cases whose
     content it shows, whether it counts or sorts the public cases (`listing`), the terms
-    of the case whose similar cases it lists, and the search it lists the matches of
-    (its plan and the CaseSet it found). Its cached copy then outlives the changes that
+    of the case whose similar cases it lists, and the search whose first page it is (a
+    cases.catalogue.changes.ShownSearch). Its cached copy then outlives the changes that
     touch none of these. A view that never calls this is rendered afresh after every
     change."""
     shows = _page_shows.get()
@@ -107,8 +107,7 @@ def page_shows(*, cases=(), listing=False, terms=(), search=None):
         shows.listing = shows.listing or listing
         shows.terms.update(terms)
         if search is not None:
-            plan, matched = search
-            shows.search = (plan, matched.bits)
+            shows.search = search
 
 
 def cache_public_page(view):

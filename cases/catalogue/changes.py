@@ -140,23 +140,51 @@ class Changes:
 
     def touch(self, *, cases=(), listing=False, terms=(), search=None, using="default"):
         """Whether a page that shows `cases`, counts or sorts the public cases (`listing`),
-        lists the cases similar to one with `terms`, or lists the matches of `search`
-        (its plan, and the bits of the cases it found) may have changed."""
+        lists the cases similar to one with `terms`, or lists the first matches of
+        `search` (a ShownSearch) may have changed."""
         if self.cases.intersection(cases):
             return True
         if listing and self.listed:
             return True
         if terms and not self.terms.isdisjoint(terms):
             return True
-        if search is None or not self.cases:
-            return False
-        # A search's matches change if a changed case was one, or is one now.
-        from cases.search.query import finds_any  # it imports the search rules
+        return search is not None and bool(self.cases) and search.touched_by(self.cases, using)
 
-        plan, matched = search
-        if any(matched >> pk & 1 for pk in self.cases):
-            return True
-        return finds_any(plan, self.cases, using)
+
+@dataclass(frozen=True)
+class ShownSearch:
+    """The first page of a search, as a cached page shows it: its plan and order, the
+    cases it found (bits), those of them the page's filters keep, and the last on it."""
+
+    plan: object
+    ordering: tuple
+    matched: int
+    listed: int
+    last: int | None
+
+    def touched_by(self, changed, using):
+        """Whether cases whose text changed (not shown on the page, nor what lists count
+        them by) change it: if one came into or left the matches (the counts change), or
+        if one the page's filters keep now ranks above its last case."""
+        from cases.search.query import order_keys  # it imports the search rules
+
+        keys = order_keys(self.plan, [*changed, *filter(None, [self.last])], self.ordering, using)
+        for pk in changed:
+            if bool(self.matched >> pk & 1) != (pk in keys):
+                return True
+            if self.listed >> pk & 1 and (
+                self.last not in keys or ranks_before(keys[pk], keys[self.last], self.ordering)
+            ):
+                return True
+        return False
+
+
+def ranks_before(a, b, ordering):
+    """Whether values `a` come before `b` in `ordering` ("-name": descending)."""
+    for x, y, name in zip(a, b, ordering, strict=True):
+        if x != y:
+            return x > y if name.startswith("-") else x < y
+    return False
 
 
 class ChangeLog:

@@ -12,7 +12,9 @@ from django.views.decorators.vary import vary_on_headers
 
 from cases.caching import cache_public_page, page_shows
 from cases.catalogue.bounds import bounded
+from cases.catalogue.changes import ShownSearch
 from cases.catalogue.listing import build_listing, with_card_data
+from cases.catalogue.paging import faceted
 from cases.catalogue.query import CatalogueQuery
 from cases.exchange.serialize import case_to_exchange
 from cases.models import Case, CaseQuerySet, CaseRelation, CaseTerm
@@ -40,19 +42,24 @@ def case_list(request):
         return HttpResponsePermanentRedirect(f"{request.path}?{survivors.urlencode()}")
     listing = build_listing(query)
     listing.notices[:0] = left_out
-    list_shows(query, [case.pk for case in listing.page.object_list])
+    list_shows(query, listing.page)
     return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
 
 
-def list_shows(query, keys):
+def list_shows(query, page):
     """Say what a list's page shows (cases.caching.page_shows): the public cases' counts and
     the cases on it, and its search. A search answered otherwise than as written (its
-    words corrected, or only some of them) may be answered otherwise after any change: its
-    page is rendered afresh."""
+    words corrected, or only some of them), or past its first page, is rendered afresh
+    after any change."""
+    keys = [getattr(case, "pk", case) for case in page.object_list]
     if not query.searches:
         page_shows(listing=True, cases=keys)
-    elif query.outcome is None and getattr(query, "matched", None) is not None:
-        page_shows(listing=True, cases=keys, search=(query.plan, query.matched))
+    elif query.outcome is None and page.number == 1 and hasattr(query, "matched"):
+        listed = faceted(query.filterset, query.index, query.matched)
+        search = ShownSearch(
+            query.plan, query.ordering, query.matched.bits, listed.bits, keys[-1] if keys else None
+        )
+        page_shows(listing=True, cases=keys, search=search)
 
 
 def search_outcome(query):
@@ -81,7 +88,7 @@ def case_list_json(request):
         return f"{base}?{data.urlencode()}"
 
     ids = page.object_list
-    list_shows(query, ids)
+    list_shows(query, page)
     by_pk = {case.pk: case for case in Case.objects.for_exchange().filter(pk__in=ids)}
     return JsonResponse(
         {

@@ -27,12 +27,15 @@ def matching_entries(plan, using):
     return apply_plan(entries, plan, connections[using].vendor)
 
 
-def finds_any(plan, pks, using):
-    """Whether `plan` finds any of these cases among the public ones."""
+def order_keys(plan, pks, ordering, using):
+    """{pk: its values of `ordering`'s columns} for the public cases among `pks` that
+    `plan` finds (`relevance` is the plan's)."""
     from cases.models import SearchEntry
 
     entries = SearchEntry.objects.using(using).public_for_search().filter(case_id__in=pks)
-    return apply_plan(entries, plan, connections[using].vendor).exists()
+    columns = [name.lstrip("-") for name in ordering]
+    rows = apply_plan(entries, plan, connections[using].vendor).values_list("case_id", *columns)
+    return {pk: tuple(values) for pk, *values in rows}
 
 
 def search(queryset, query, plan=None):

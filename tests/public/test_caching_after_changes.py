@@ -169,3 +169,44 @@ def test_a_corrected_search_is_answered_afresh_after_any_change(client, library,
     assert "IL-0103" in client.get(search).content.decode()
     approve_edit(library["a"], *people, summary_en="Unrelated.")
     assert client.get(search)["X-Cache"] == "miss"
+
+
+@pytest.fixture
+def many_matches():
+    """25 cases a search for "outage disk" finds alike, newest first: the first page shows
+    20 of them."""
+    import datetime
+
+    made = [
+        CaseFactory(
+            public_id=f"IL-{2000 + n}",
+            title_en=f"Outage number {n}",
+            summary_en="A disk filled up.",
+            date=datetime.date(2000 + n, 1, 1),
+        )
+        for n in range(25)
+    ]
+    refresh_search_text(Case.objects.all())
+    return made
+
+
+def test_a_search_keeps_its_first_page_while_a_match_below_it_changes_in_place(
+    client, many_matches, people
+):
+    search = "/en/cases/?q=outage+disk"
+    page = client.get(search).content.decode()
+    oldest = many_matches[0]
+    assert "IL-2024" in page and oldest.public_id not in page  # below the first page
+    approve_edit(oldest, *people, summary_en="A disk filled up, and the alerts were late.")
+    assert client.get(search)["X-Cache"] == "hit"
+
+
+def test_a_search_is_answered_afresh_when_a_changed_match_climbs_onto_its_page(
+    client, many_matches, people
+):
+    search = "/en/cases/?q=outage+disk"
+    client.get(search)
+    oldest = many_matches[0]
+    approve_edit(oldest, *people, title_en="Outage of a full disk")  # both words in its title
+    response = client.get(search)
+    assert response["X-Cache"] == "miss" and oldest.public_id in response.content.decode()
