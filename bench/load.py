@@ -400,6 +400,8 @@ def main():
             with psycopg.connect(url, autocommit=True) as connection:
                 connection.execute("VACUUM ANALYZE")
             manage("collectstatic", "--noinput", env=env)
+            # Pages a cache shared with an earlier run still holds are of another database.
+            manage("shell", "-c", "from django.core.cache import cache; cache.clear()", env=env)
 
             paths, mix, cases = addresses(url, options.addresses)
             walks = {"broad": paths, "hot set": list(dict.fromkeys(paths))[:HOT_SET]}

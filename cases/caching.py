@@ -30,6 +30,9 @@ from django.utils.http import quote_etag
 from .models import ContentVersion
 
 PAGE_TIMEOUT = 60 * 60
+# The form of a cached entry, in its key: a release that changes it never reads an older
+# release's entries from a shared cache (it would fail on them), it renders afresh.
+PAGE_FORMAT = 2
 CACHED_STATUSES = {200, 404, 410}
 
 
@@ -66,12 +69,14 @@ def public_content_changed(before=None):
 
     `before`, from cases.catalogue.changes.states_before, names the cases changed and
     their states before: pages that show none of them are kept. Without it the change is
-    one of everything.
+    one of everything. Returns the new version.
     """
     from cases.catalogue.changes import record  # it imports the models
 
     using = router.db_for_write(ContentVersion)
-    record(ContentVersion.bump(using), before, using)
+    version = ContentVersion.bump(using)
+    record(version, before, using)
+    return version
 
 
 @dataclass
@@ -146,7 +151,7 @@ def still_good(entry, version):
 
 def cached_response(request, version, view, *args, **kwargs):
     digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
-    key = f"public-page:{digest}"
+    key = f"public-page:{PAGE_FORMAT}:{digest}"
     entry = cache.get(key)
     if entry is not None and still_good(entry, version):
         rendered, checked, shows, status, content_type, content = entry

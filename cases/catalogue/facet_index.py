@@ -28,6 +28,7 @@ from django.db.models.functions import ExtractYear
 from cases.caching import public_version
 from cases.catalogue.changes import MOST_CASES, changes_between
 from cases.catalogue.changes import log as change_log
+from cases.catalogue.sharing import shared_or_built
 from cases.models import Case, CaseTerm, Organisation, Term, Vocabulary
 
 # The kinds of facet value an index holds, with what keys them: a term's primary key
@@ -135,6 +136,11 @@ class FacetIndex:
         self.terms = terms
         self._organisations = {org.pk: org for org in organisations}
         self._organisation_slugs = {org.slug: org for org in organisations}
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("names", None)  # read again where it is needed
+        return state
 
     @cached_property
     def names(self):
@@ -327,7 +333,8 @@ _building = threading.Lock()
 def facet_index(using, version):
     """The index of database `using` at `version` (see cases.caching.public_version): the
     process's index, following the cases changed since its version when they are known
-    and few (cases.catalogue.changes), or built afresh."""
+    and few (cases.catalogue.changes), or built afresh (once for every process, where
+    they share a cache: cases.catalogue.sharing)."""
     index = _indexes.get(using)
     if index is None or index.version != version:
         with _building:  # threads of one process build it once
@@ -339,7 +346,7 @@ def facet_index(using, version):
                 if changes is not None and len(changes.cases) <= MOST_CASES:
                     index = follow(index, version, changes.cases)
                 else:
-                    index = build(using, version)
+                    index = shared_or_built(using, version, build)
                 _indexes[using] = index
     return index
 

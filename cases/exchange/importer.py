@@ -16,6 +16,8 @@ from django.db import connection, transaction
 
 from cases.caching import public_content_changed
 from cases.catalogue.changes import MOST_CASES, states_before
+from cases.catalogue.facet_index import build as build_index
+from cases.catalogue.sharing import share_when_committed
 from cases.editorial.transitions import imported_state, record_import
 from cases.exchange.priority import below_readers
 from cases.models import Case
@@ -309,7 +311,9 @@ class CaseImporter:
                 if written >= ANALYZE_AFTER:
                     refresh_planner_statistics()
                 if written:
-                    public_content_changed(before)
+                    version = public_content_changed(before)
+                    if before is None:  # every process needs a new index: build it once
+                        share_when_committed(connection.alias, version, build_index)
         except _DryRunRollback:
             return result
         if written >= ANALYZE_AFTER:

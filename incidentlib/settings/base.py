@@ -191,6 +191,9 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 5000},
         }
     }
+# Processes that share a cache share the facet index built after a change of everything
+# (cases/catalogue/sharing.py).
+FACET_INDEX_SHARED = bool(os.environ.get("REDIS_URL"))
 
 # --- Security headers (every environment; HTTPS-only ones are in production.py) ---------
 
