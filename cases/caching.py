@@ -85,31 +85,43 @@ class PageShows:
 
     cases: set = field(default_factory=set)
     listing: bool = False
+    filters: list | None = None
+    counted: bool = True
     terms: set = field(default_factory=set)
     search: object = None  # a cases.catalogue.changes.ShownSearch
     declared: bool = False
 
     def frozen(self):
+        """What Changes.touch is asked of the page, or None: anything may change it."""
         if not self.declared:
-            return None  # anything may have changed it
-        return (frozenset(self.cases), self.listing, frozenset(self.terms), self.search)
+            return None
+        return {
+            "cases": frozenset(self.cases),
+            "listing": self.listing,
+            "filters": self.filters,
+            "counted": self.counted,
+            "terms": frozenset(self.terms),
+            "search": self.search,
+        }
 
 
 _page_shows = ContextVar("page_shows", default=None)
 
 
-def page_shows(*, cases=(), listing=False, terms=(), search=None):
+def page_shows(*, cases=(), listing=False, filters=None, counted=True, terms=(), search=None):
     """Say, in a cached view, what its page shows: the primary keys of the cases whose
-    content it shows, whether it counts or sorts the public cases (`listing`), the terms
-    of the case whose similar cases it lists, and the search whose first page it is (a
-    cases.catalogue.changes.ShownSearch). Its cached copy then outlives the changes that
-    touch none of these. A view that never calls this is rendered afresh after every
-    change."""
+    content it shows; whether it lists the public cases (`listing`), only those its
+    `filters` select if given (cases.catalogue.paging.facet_filters), with each facet
+    value's count if `counted`; the terms of the case whose similar cases it lists; and
+    the search whose first page it is (a cases.catalogue.changes.ShownSearch). Its cached
+    copy then outlives the changes that touch none of these (Changes.touch). A view that
+    never calls this is rendered afresh after every change."""
     shows = _page_shows.get()
     if shows is not None:
         shows.declared = True
         shows.cases.update(cases)
         shows.listing = shows.listing or listing
+        shows.filters, shows.counted = filters, counted
         shows.terms.update(terms)
         if search is not None:
             shows.search = search
@@ -145,8 +157,7 @@ def still_good(entry, version):
     changes = changes_between(using, checked, version)
     if changes is None:
         return False
-    cases, listing, terms, search = shows
-    return not changes.touch(cases=cases, listing=listing, terms=terms, search=search, using=using)
+    return not changes.touch(**shows, using=using)
 
 
 def cached_response(request, version, view, *args, **kwargs):

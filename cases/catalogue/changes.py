@@ -10,8 +10,10 @@ public). Anything that is not a case's own change (a relabelled term, a renamed
 organisation, a large import) is written as a change of everything.
 """
 
+import json
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.db import connections
 from django.db.models import Q
@@ -45,6 +47,18 @@ class CaseState:
             if self.public
             else None
         )
+
+    def facets(self):
+        """The values the list's facets filter it by, as a change row keeps them; None for
+        a case the public does not see."""
+        if not self.public:
+            return None
+        return {
+            "org": self.org_id,
+            "cause": self.root_cause_id,
+            "severity": self.severity,
+            "term": sorted(self.terms),
+        }
 
 
 def states(pks, using):
@@ -108,16 +122,12 @@ def rows_for(version, before, using):
     for pk in before["pks"]:
         old, new = before["states"].get(pk), after.get(pk)
         listed = (old.listed_as() if old else None) != (new.listed_as() if new else None)
-        terms = set()
         for state in (old, new):
             if state is not None:
-                terms |= state.terms | {state.root_cause_id} - {None}
                 linked |= state.links
+        facets = [state.facets() if state else None for state in (old, new)]
         rows[pk] = PublicChange(
-            version=version,
-            case_id=pk,
-            listing=listed,
-            terms=" ".join(map(str, sorted(terms))) if listed else "",
+            version=version, case_id=pk, listing=listed, facets=facets if listed else []
         )
     for pk in linked - set(rows):
         rows[pk] = PublicChange(version=version, case_id=pk)
@@ -136,19 +146,59 @@ class Changes:
 
     cases: frozenset  # every case changed
     listed: frozenset  # the cases that came, went or changed what lists count them by
-    terms: frozenset  # the terms those cases had before or after
+    # What lists filtered those cases by before and after (CaseState.facets), each state
+    # a public one had.
+    listed_as: tuple
 
-    def touch(self, *, cases=(), listing=False, terms=(), search=None, using="default"):
-        """Whether a page that shows `cases`, counts or sorts the public cases (`listing`),
-        lists the cases similar to one with `terms`, or lists the first matches of
-        `search` (a ShownSearch) may have changed."""
+    @cached_property
+    def terms(self):
+        """The terms (and causes) the listed cases had before or after."""
+        return frozenset(
+            key for state in self.listed_as for key in [*state["term"], state["cause"]] if key
+        )
+
+    def touch(
+        self,
+        *,
+        cases=(),
+        listing=False,
+        filters=None,
+        counted=True,
+        terms=(),
+        search=None,
+        using="default",
+    ):
+        """Whether a page may have changed that shows `cases`; that lists the public cases
+        (`listing`), those its facet `filters` select (see cases.catalogue.paging.
+        facet_filters; None: any) with the counts of each facet's values (`counted`); that
+        lists the cases similar to one with `terms`; or that lists the first matches of
+        `search` (a ShownSearch)."""
         if self.cases.intersection(cases):
             return True
-        if listing and self.listed:
+        if listing and self.listed and self._lists(filters, counted):
             return True
         if terms and not self.terms.isdisjoint(terms):
             return True
         return search is not None and bool(self.cases) and search.touched_by(self.cases, using)
+
+    def _lists(self, filters, counted):
+        """Whether a listed case before or after its change is on a list filtered by
+        `filters`, or, if the list counts each facet's values over the cases its other
+        facets select, counted there: if it misses at most one of the facets."""
+        if filters is None:
+            return True
+        allowed = 1 if counted else 0
+        return any(missed(state, filters) <= allowed for state in self.listed_as)
+
+
+def missed(state, filters):
+    """How many of a list's facet filters ((kind, keys) pairs) a case's facets miss."""
+    count = 0
+    for kind, keys in filters:
+        value = state[kind]
+        found = not keys.isdisjoint(value) if kind == "term" else value in keys
+        count += not found
+    return count
 
 
 @dataclass(frozen=True)
@@ -204,34 +254,37 @@ class ChangeLog:
         missing = [v for v in wanted if (using, v) not in self._versions]
         if missing:
             self._read(using, missing[0], missing[-1])
-        cases, listed, terms = set(), set(), set()
+        cases, listed, listed_as = set(), set(), []
         for version in wanted:
             rows = self._versions.get((using, version))
             if rows is None:
                 return None
-            for case_id, listing, term_text in rows:
+            for case_id, listing, facets in rows:
                 cases.add(case_id)
                 if listing:
                     listed.add(case_id)
-                    terms.update(map(int, term_text.split()))
-        return Changes(frozenset(cases), frozenset(listed), frozenset(terms))
+                    listed_as += facets
+        return Changes(frozenset(cases), frozenset(listed), tuple(listed_as))
 
     def _read(self, using, first, last):
         found = {}
         with connections[using].cursor() as cursor:
             cursor.execute(
-                f"SELECT version, case_id, listing, terms FROM {PublicChange._meta.db_table} "
+                f"SELECT version, case_id, listing, facets FROM {PublicChange._meta.db_table} "
                 "WHERE version BETWEEN %s AND %s",
                 [first, last],
             )
-            for version, case_id, listing, terms in cursor.fetchall():
-                found.setdefault(version, []).append((case_id, listing, terms))
+            for version, case_id, listing, facets in cursor.fetchall():
+                facets = json.loads(facets) if isinstance(facets, str) else facets
+                found.setdefault(version, []).append(
+                    (case_id, listing, tuple(filter(None, facets)))
+                )
         with self._lock:
             for version in range(first, last + 1):
                 rows = found.get(version)
                 # A version without rows is pruned or from before the log; with a row
                 # without a case it changed everything.
-                if rows is None or any(case_id is None for case_id, _l, _t in rows):
+                if rows is None or any(case_id is None for case_id, _l, _f in rows):
                     self._versions[(using, version)] = None
                 else:
                     self._versions[(using, version)] = tuple(rows)
@@ -251,5 +304,5 @@ def changes_between(using, old, new):
     """What the public content's versions after `old` up to `new` changed (Changes), or
     None where that is not known: then anything may have changed."""
     if old == new:
-        return Changes(frozenset(), frozenset(), frozenset())
+        return Changes(frozenset(), frozenset(), ())
     return log.between(using, old, new)

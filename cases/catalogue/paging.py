@@ -32,10 +32,10 @@ class CountedPaginator(Paginator):
         self.count = count  # in place of the cached property that would ask
 
 
-def faceted(filterset, index, narrowed):
-    """The cases among `narrowed` (a CaseSet) that a valid filterset's facets select:
-    values of one facet are OR, facets are AND, as in cases.catalogue.filters."""
-    selection = narrowed
+def facet_filters(filterset, index):
+    """The facets a valid filterset selects by, as (kind, keys) pairs of the facet index
+    (cases.catalogue.facet_index): a case passes a pair if it has any of its keys."""
+    filters = []
     for name, vocabulary in FACETS.items():
         values = filterset.form.cleaned_data.get(name)
         if not values:
@@ -46,5 +46,14 @@ def faceted(filterset, index, narrowed):
             kind, keys = "org", index.organisation_keys(values)
         else:
             kind, keys = name, values
+        filters.append((kind, frozenset(keys)))
+    return filters
+
+
+def faceted(filterset, index, narrowed):
+    """The cases among `narrowed` (a CaseSet) that a valid filterset's facets select:
+    values of one facet are OR, facets are AND, as in cases.catalogue.filters."""
+    selection = narrowed
+    for kind, keys in facet_filters(filterset, index):
         selection &= index.cases_with(kind, keys)
     return selection

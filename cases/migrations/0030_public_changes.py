@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
                 ('version', models.PositiveBigIntegerField()),
                 ('case_id', models.IntegerField(blank=True, null=True)),
                 ('listing', models.BooleanField(default=False)),
-                ('terms', models.TextField(blank=True, default='')),
+                ('facets', models.JSONField(blank=True, default=list)),
             ],
             options={
                 'indexes': [models.Index(fields=['version', 'case_id'], name='public_change_version')],

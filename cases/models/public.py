@@ -59,9 +59,10 @@ class PublicChange(models.Model):
     # Whether the case came into or left the public, or changed what lists count and sort
     # it by (its organisation, terms, cause, date, severity).
     listing = models.BooleanField(default=False)
-    # The terms (term primary keys, space-separated) the case had before and after: the
+    # If so, the values lists filter it by before and after ([before, after], each null
+    # where the public did not see it): the lists it was or is on or counted in, and the
     # case pages whose similar cases it may join or leave.
-    terms = models.TextField(blank=True, default="")
+    facets = models.JSONField(default=list, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["version", "case_id"], name="public_change_version")]

@@ -13,8 +13,9 @@ from django.views.decorators.vary import vary_on_headers
 from cases.caching import cache_public_page, page_shows
 from cases.catalogue.bounds import bounded
 from cases.catalogue.changes import ShownSearch
+from cases.catalogue.filters import DATES
 from cases.catalogue.listing import build_listing, with_card_data
-from cases.catalogue.paging import faceted
+from cases.catalogue.paging import facet_filters, faceted
 from cases.catalogue.query import CatalogueQuery
 from cases.exchange.serialize import case_to_exchange
 from cases.models import Case, CaseQuerySet, CaseRelation, CaseTerm
@@ -42,18 +43,23 @@ def case_list(request):
         return HttpResponsePermanentRedirect(f"{request.path}?{survivors.urlencode()}")
     listing = build_listing(query)
     listing.notices[:0] = left_out
-    list_shows(query, listing.page)
+    list_shows(query, listing.page, counted=True)
     return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
 
 
-def list_shows(query, page):
-    """Say what a list's page shows (cases.caching.page_shows): the public cases' counts and
-    the cases on it, and its search. A search answered otherwise than as written (its
-    words corrected, or only some of them), or past its first page, is rendered afresh
-    after any change."""
+def list_shows(query, page, *, counted):
+    """Say what a list's page shows (cases.caching.page_shows): the cases on it, and the
+    public cases its facets select, with each facet value's count if `counted` (the HTML
+    list; its JSON has no counts). A search answered otherwise than as written (its words
+    corrected, or only some of them), or past its first page, is rendered afresh after
+    any change."""
     keys = [getattr(case, "pk", case) for case in page.object_list]
+    # What dates select is not in the index: such a list changes with any listed change.
+    filters = None
+    if query.valid and not any(query.data.get(name) for name in DATES):
+        filters = facet_filters(query.filterset, query.index)
     if not query.searches:
-        page_shows(listing=True, cases=keys)
+        page_shows(listing=True, filters=filters, counted=counted, cases=keys)
     elif query.outcome is None and page.number == 1 and hasattr(query, "matched"):
         listed = faceted(query.filterset, query.index, query.matched)
         search = ShownSearch(
@@ -88,7 +94,7 @@ def case_list_json(request):
         return f"{base}?{data.urlencode()}"
 
     ids = page.object_list
-    list_shows(query, page)
+    list_shows(query, page, counted=False)
     by_pk = {case.pk: case for case in Case.objects.for_exchange().filter(pk__in=ids)}
     return JsonResponse(
         {

@@ -42,9 +42,9 @@ def test_an_import_runs_niced_and_restores_priorities(settings, seed_case, write
     result = CaseImporter([Input(str(path), path, json_lines=False)], progress=progress).run()
     assert result.created and during
     own, server = during[-1]
-    assert own == before[0] + 5
+    assert own == min(before[0] + 5, 19)  # the most a niceness can be
     if may_renice(backend):  # PostgreSQL on this machine
-        assert server == before[1] + 5
+        assert server == min(before[1] + 5, 19)
     if os.geteuid() == 0:
         assert niceness(0) == before[0]
     current = backend_pid()

@@ -210,3 +210,44 @@ def test_a_search_is_answered_afresh_when_a_changed_match_climbs_onto_its_page(
     approve_edit(oldest, *people, title_en="Outage of a full disk")  # both words in its title
     response = client.get(search)
     assert response["X-Cache"] == "miss" and oldest.public_id in response.content.decode()
+
+
+def test_a_new_case_renews_only_the_lists_it_is_on_or_counted_in(client, library, people):
+    _editor, reviewer = people
+    acme = library["a"].org
+    kept = [
+        "/en/cases/?org=other&component=disk",  # misses both facets: neither on it nor counted
+        "/en/cases.json?org=other",  # no counts: only what it lists
+    ]
+    renewed = [
+        "/en/cases/",  # on it
+        "/en/cases/?org=other",  # counted among the organisations' values
+        "/en/cases.json?org=acme",  # on it
+    ]
+    cache_of(client, kept + renewed)
+    new = CaseFactory(
+        public_id="IL-0105", org=acme, status="in_review", with_terms=[library["dns"]]
+    )
+    workflow.case_approve(case=new, user=reviewer)
+    # The finding (under load): every new case renewed every list.
+    assert cache_of(client, kept) == dict.fromkeys(kept, "hit")
+    assert cache_of(client, renewed) == dict.fromkeys(renewed, "miss")
+    assert "IL-0105" in client.get("/en/cases.json?org=acme").content.decode()
+
+
+def test_a_withdrawn_case_renews_the_lists_it_was_on(client, library, people):
+    _editor, reviewer = people
+    page = "/en/cases/?org=other&component=disk"
+    assert "IL-0102" in client.get(page).content.decode()
+    workflow.case_withdraw(case=library["b"], user=reviewer, note="Retracted.")
+    response = client.get(page)
+    assert response["X-Cache"] == "miss" and "IL-0102" not in response.content.decode()
+
+
+def test_a_list_of_dates_is_renewed_by_any_new_case(client, library, people):
+    _editor, reviewer = people
+    page = "/en/cases/?org=other&component=disk&from=2000-01-01"
+    client.get(page)
+    new = CaseFactory(public_id="IL-0106", status="in_review", with_terms=[library["dns"]])
+    workflow.case_approve(case=new, user=reviewer)
+    assert client.get(page)["X-Cache"] == "miss"
