@@ -193,7 +193,9 @@ else:
     }
 # Processes that share a cache share the facet index built after a change of everything
 # (cases/catalogue/sharing.py).
-FACET_INDEX_SHARED = bool(os.environ.get("REDIS_URL"))
+FACET_INDEX_SHARED = os.environ.get(
+    "FACET_INDEX_SHARED", "1" if os.environ.get("REDIS_URL") else "0"
+) in ("1", "true", "yes")
 
 # --- Security headers (every environment; HTTPS-only ones are in production.py) ---------
 
