@@ -204,20 +204,27 @@ def missed(state, filters):
 @dataclass(frozen=True)
 class ShownSearch:
     """The first page of a search, as a cached page shows it: its plan and order, the
-    cases it found (bits), those of them the page's filters keep, and the last on it."""
+    cases it found (bits), those of them the page's filters keep, and the last on it. A
+    search that found nothing as written and shows the cases with the most of its words
+    (a partial plan) keeps the plan as written (`unfound`): a case it now finds changes
+    the page."""
 
     plan: object
     ordering: tuple
     matched: int
     listed: int
     last: int | None
+    unfound: object = None
 
     def touched_by(self, changed, using):
         """Whether cases whose text changed (not shown on the page, nor what lists count
         them by) change it: if one came into or left the matches (the counts change), or
-        if one the page's filters keep now ranks above its last case."""
+        if one the page's filters keep now ranks above its last case; or if the search as
+        written now finds one."""
         from cases.search.query import order_keys  # it imports the search rules
 
+        if self.unfound is not None and order_keys(self.unfound, changed, self.ordering, using):
+            return True
         keys = order_keys(self.plan, [*changed, *filter(None, [self.last])], self.ordering, using)
         for pk in changed:
             if bool(self.matched >> pk & 1) != (pk in keys):

@@ -68,6 +68,9 @@ class CatalogueQuery(SearchAnswers):
         # "partial" matches (no case has every word); see `_answered`.
         self.search_mode = "all"
         self.corrections = {}
+        # Set by a search's fallbacks: the plan as written, and its words no case has (a
+        # change of the library's words can correct those).
+        self.written_plan, self.unknown_words = None, []
         self._fallbacks = None
         if self.searches:
             self._search_filterset()

@@ -73,8 +73,9 @@ class SearchAnswers:
         if found(result) or not (self.searches and self.valid) or self._fallbacks is not None:
             return result
         self._fallbacks = []
+        self.written_plan = self.plan
         single = [c.text for c in self.plan.clauses if len(c.own.words) == 1 and not c.own.phrase]
-        self.corrections = corrections(single, self.using)
+        self.corrections, self.unknown_words = corrections(single, self.using, unknown_too=True)
         if self.corrections:
             self._fallbacks.append(("corrected", self.plan.with_corrections(self.corrections)))
         corrected = self._fallbacks[0][1] if self._fallbacks else self.plan

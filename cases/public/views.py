@@ -50,9 +50,10 @@ def case_list(request):
 def list_shows(query, page, *, counted):
     """Say what a list's page shows (cases.caching.page_shows): the cases on it, and the
     public cases its facets select, with each facet value's count if `counted` (the HTML
-    list; its JSON has no counts). A search answered otherwise than as written (its words
-    corrected, or only some of them), or past its first page, is rendered afresh after
-    any change."""
+    list; its JSON has no counts). A search answered with the cases having only some of its
+    words is shown as that partial search, which a case finding every word changes. One
+    answered otherwise (its words corrected, or some words no case has, which a change can
+    correct), or past its first page, is rendered afresh after any change."""
     keys = [getattr(case, "pk", case) for case in page.object_list]
     # What dates select is not in the index: such a list changes with any listed change.
     filters = None
@@ -60,12 +61,24 @@ def list_shows(query, page, *, counted):
         filters = facet_filters(query.filterset, query.index)
     if not query.searches:
         page_shows(listing=True, filters=filters, counted=counted, cases=keys)
-    elif query.outcome is None and page.number == 1 and hasattr(query, "matched"):
+    elif page.number == 1 and hasattr(query, "matched") and shown_as_planned(query):
         listed = faceted(query.filterset, query.index, query.matched)
         search = ShownSearch(
-            query.plan, query.ordering, query.matched.bits, listed.bits, keys[-1] if keys else None
+            query.plan,
+            query.ordering,
+            query.matched.bits,
+            listed.bits,
+            keys[-1] if keys else None,
+            unfound=query.written_plan if query.outcome else None,
         )
         page_shows(listing=True, cases=keys, search=search)
+
+
+def shown_as_planned(query):
+    """Whether a search's page is its plan's matches alone: as written, or partial (the
+    cases with the most of its words) where every word is one the library has."""
+    outcome = query.outcome
+    return outcome is None or (outcome.mode == "partial" and not query.unknown_words)
 
 
 def search_outcome(query):

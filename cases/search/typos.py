@@ -119,14 +119,16 @@ def candidates(words, using):
     return found
 
 
-def corrections(words, using):
+def corrections(words, using, *, unknown_too=False):
     """{misspelled word: the word it probably meant} for the words of `words` that begin no
-    word of the library, where a word a public case has is like enough."""
+    word of the library, where a word a public case has is like enough; with `unknown_too`,
+    also the list of those words (whether corrected or not)."""
     words = [w for w in dict.fromkeys(words) if len(w) >= SHORTEST_WORD and not w.isdigit()]
-    found = candidates(unknown(words, using), using)
+    misspelled = unknown(words, using)
+    found = candidates(misspelled, using)
     offered = {c for options in found.values() for c in options}
     if not offered:
-        return {}
+        return ({}, misspelled) if unknown_too else {}
     public = SearchEntry.objects.using(using).public_for_search().filter(HasWord(OuterRef("word")))
     shown = set(
         SearchWord.objects.using(using)
@@ -134,8 +136,9 @@ def corrections(words, using):
         .filter(Exists(public))
         .values_list("word", flat=True)
     )
-    return {
+    corrected = {
         word: next(c for c in options if c in shown)
         for word, options in found.items()
         if any(c in shown for c in options)
     }
+    return (corrected, misspelled) if unknown_too else corrected

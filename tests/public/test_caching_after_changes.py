@@ -171,6 +171,56 @@ def test_a_corrected_search_is_answered_afresh_after_any_change(client, library,
     assert client.get(search)["X-Cache"] == "miss"
 
 
+def test_a_partial_search_the_change_does_not_touch_stays_cached(client, library, people):
+    # No case has both words, each of which the library has: the cases with one of them.
+    search = "/en/cases/?q=bravo+charlie"
+    page = client.get(search).content.decode()
+    assert "IL-0102" in page and "IL-0103" in page
+    approve_edit(library["a"], *people, summary_en="A correction about something else.")
+    # The finding (under load): such a search was rendered afresh after every correction.
+    assert client.get(search)["X-Cache"] == "hit"
+
+
+def test_a_partial_search_is_answered_afresh_when_a_case_now_has_every_word(
+    client, library, people
+):
+    search = "/en/cases/?q=bravo+charlie"
+    client.get(search)
+    approve_edit(library["a"], *people, summary_en="Bravo and Charlie both failed.")
+    response = client.get(search)
+    assert response["X-Cache"] == "miss"
+    page = response.content.decode()
+    assert "IL-0101" in page and "IL-0102" not in page  # every word, as written
+
+
+def test_a_partial_search_is_answered_afresh_when_a_case_gains_one_of_its_words(
+    client, library, people
+):
+    search = "/en/cases/?q=bravo+charlie"
+    client.get(search)
+    approve_edit(library["a"], *people, summary_en="Much like Bravo.")
+    response = client.get(search)
+    assert response["X-Cache"] == "miss" and "IL-0101" in response.content.decode()
+
+
+def test_a_search_with_a_word_no_case_has_is_answered_afresh_after_any_change(
+    client, library, people
+):
+    search = "/en/cases/?q=bravo+zymurgy"  # a word the library lacks: a change may add it
+    assert "IL-0102" in client.get(search).content.decode()
+    approve_edit(library["a"], *people, summary_en="Unrelated.")
+    assert client.get(search)["X-Cache"] == "miss"
+
+
+def test_reindexing_the_search_renews_every_cached_search(client, library):
+    from django.core.management import call_command
+
+    search = "/en/cases/?q=charlie"
+    client.get(search)
+    call_command("reindex_search", stdout=__import__("io").StringIO())
+    assert client.get(search)["X-Cache"] == "miss"
+
+
 @pytest.fixture
 def many_matches():
     """25 cases a search for "outage disk" finds alike, newest first: the first page shows

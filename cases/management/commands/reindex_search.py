@@ -1,5 +1,7 @@
 from django.core.management.base import BaseCommand
+from django.db import transaction
 
+from cases.caching import public_content_changed
 from cases.models import Case
 from cases.search.text import refresh_search_text
 from cases.search.typos import rebuild_words
@@ -13,6 +15,9 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options):
-        changed = refresh_search_text(Case.objects.all())
-        rebuild_words()
+        with transaction.atomic():
+            changed = refresh_search_text(Case.objects.all())
+            rebuild_words()
+            # What every search finds, and which words it corrects, may have changed.
+            public_content_changed()
         self.stdout.write(f"Search text recomputed; {changed} case(s) changed. Words rebuilt.")
