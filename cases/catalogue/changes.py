@@ -207,7 +207,8 @@ class ShownSearch:
     cases it found (bits), those of them the page's filters keep, and the last on it. A
     search that found nothing as written and shows the cases with the most of its words
     (a partial plan) keeps the plan as written (`unfound`): a case it now finds changes
-    the page."""
+    the page; and its words the library lacked (`unknown`): a word like one of them, now
+    in a public case, would correct it."""
 
     plan: object
     ordering: tuple
@@ -215,15 +216,19 @@ class ShownSearch:
     listed: int
     last: int | None
     unfound: object = None
+    unknown: tuple = ()
 
     def touched_by(self, changed, using):
         """Whether cases whose text changed (not shown on the page, nor what lists count
         them by) change it: if one came into or left the matches (the counts change), or
         if one the page's filters keep now ranks above its last case; or if the search as
-        written now finds one."""
+        written now finds one, or a word it lacked is now corrected."""
         from cases.search.query import order_keys  # it imports the search rules
+        from cases.search.typos import corrections
 
         if self.unfound is not None and order_keys(self.unfound, changed, self.ordering, using):
+            return True
+        if self.unknown and corrections(list(self.unknown), using):
             return True
         keys = order_keys(self.plan, [*changed, *filter(None, [self.last])], self.ordering, using)
         for pk in changed:

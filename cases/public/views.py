@@ -51,9 +51,9 @@ def list_shows(query, page, *, counted):
     """Say what a list's page shows (cases.caching.page_shows): the cases on it, and the
     public cases its facets select, with each facet value's count if `counted` (the HTML
     list; its JSON has no counts). A search answered with the cases having only some of its
-    words is shown as that partial search, which a case finding every word changes. One
-    answered otherwise (its words corrected, or some words no case has, which a change can
-    correct), or past its first page, is rendered afresh after any change."""
+    words is shown as that partial search, which a case finding every word changes, and a
+    word like one it lacked. One answered with its words corrected, or past its first
+    page, is rendered afresh after any change."""
     keys = [getattr(case, "pk", case) for case in page.object_list]
     # What dates select is not in the index: such a list changes with any listed change.
     filters = None
@@ -70,15 +70,16 @@ def list_shows(query, page, *, counted):
             listed.bits,
             keys[-1] if keys else None,
             unfound=query.written_plan if query.outcome else None,
+            unknown=tuple(query.unknown_words),
         )
         page_shows(listing=True, cases=keys, search=search)
 
 
 def shown_as_planned(query):
     """Whether a search's page is its plan's matches alone: as written, or partial (the
-    cases with the most of its words) where every word is one the library has."""
+    cases with the most of its words as written, none corrected)."""
     outcome = query.outcome
-    return outcome is None or (outcome.mode == "partial" and not query.unknown_words)
+    return outcome is None or (outcome.mode == "partial" and not outcome.misspelled)
 
 
 def search_outcome(query):
