@@ -4,7 +4,7 @@ Anything that changes what the public sees (approving, withdrawing, importing, r
 terms) bumps the version of the public content (ContentVersion) in its own transaction,
 and says which cases it changed (cases.catalogue.changes). A cached page carries the
 version it was last known good at and what it shows: the cases on it, whether it counts
-or sorts the public cases (a list), the terms whose similar cases it lists (a case page).
+or sorts the public cases (a list), the similar cases it lists (a case page).
 A request that reads a newer version keeps the page only if no change since touched what
 it shows, and renders it afresh otherwise: a reader never gets a stale page after a
 change, and a change costs readers only the pages it changed. A page that says nothing of
@@ -32,7 +32,7 @@ from .models import ContentVersion
 PAGE_TIMEOUT = 60 * 60
 # The form of a cached entry, in its key: a release that changes it never reads an older
 # release's entries from a shared cache (it would fail on them), it renders afresh.
-PAGE_FORMAT = 2
+PAGE_FORMAT = 3
 CACHED_STATUSES = {200, 404, 410}
 
 
@@ -87,7 +87,7 @@ class PageShows:
     listing: bool = False
     filters: list | None = None
     counted: bool = True
-    terms: set = field(default_factory=set)
+    similar: object = None  # a cases.catalogue.changes.SimilarShown
     search: object = None  # a cases.catalogue.changes.ShownSearch
     declared: bool = False
 
@@ -100,7 +100,7 @@ class PageShows:
             "listing": self.listing,
             "filters": self.filters,
             "counted": self.counted,
-            "terms": frozenset(self.terms),
+            "similar": self.similar,
             "search": self.search,
         }
 
@@ -108,12 +108,12 @@ class PageShows:
 _page_shows = ContextVar("page_shows", default=None)
 
 
-def page_shows(*, cases=(), listing=False, filters=None, counted=True, terms=(), search=None):
+def page_shows(*, cases=(), listing=False, filters=None, counted=True, similar=None, search=None):
     """Say, in a cached view, what its page shows: the primary keys of the cases whose
     content it shows; whether it lists the public cases (`listing`), only those its
     `filters` select if given (cases.catalogue.paging.facet_filters), with each facet
-    value's count if `counted`; the terms of the case whose similar cases it lists; and
-    the search whose first page it is (a cases.catalogue.changes.ShownSearch). Its cached
+    value's count if `counted`; the similar cases it lists (a cases.catalogue.changes.
+    SimilarShown); and the search whose first page it is (a ShownSearch). Its cached
     copy then outlives the changes that touch none of these (Changes.touch). A view that
     never calls this is rendered afresh after every change."""
     shows = _page_shows.get()
@@ -122,7 +122,8 @@ def page_shows(*, cases=(), listing=False, filters=None, counted=True, terms=(),
         shows.cases.update(cases)
         shows.listing = shows.listing or listing
         shows.filters, shows.counted = filters, counted
-        shows.terms.update(terms)
+        if similar is not None:
+            shows.similar = similar
         if search is not None:
             shows.search = search
 

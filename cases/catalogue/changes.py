@@ -13,7 +13,6 @@ organisation, a large import) is written as a change of everything.
 import json
 import threading
 from dataclasses import dataclass
-from functools import cached_property
 
 from django.db import connections
 from django.db.models import Q
@@ -150,13 +149,6 @@ class Changes:
     # a public one had.
     listed_as: tuple
 
-    @cached_property
-    def terms(self):
-        """The terms (and causes) the listed cases had before or after."""
-        return frozenset(
-            key for state in self.listed_as for key in [*state["term"], state["cause"]] if key
-        )
-
     def touch(
         self,
         *,
@@ -164,20 +156,20 @@ class Changes:
         listing=False,
         filters=None,
         counted=True,
-        terms=(),
+        similar=None,
         search=None,
         using="default",
     ):
         """Whether a page may have changed that shows `cases`; that lists the public cases
         (`listing`), those its facet `filters` select (see cases.catalogue.paging.
         facet_filters; None: any) with the counts of each facet's values (`counted`); that
-        lists the cases similar to one with `terms`; or that lists the first matches of
+        lists a case's `similar` cases (a SimilarShown); or that lists the first matches of
         `search` (a ShownSearch)."""
         if self.cases.intersection(cases):
             return True
         if listing and self.listed and self._lists(filters, counted):
             return True
-        if terms and not self.terms.isdisjoint(terms):
+        if similar is not None and any(similar.touched_by(state) for state in self.listed_as):
             return True
         return search is not None and bool(self.cases) and search.touched_by(self.cases, using)
 
@@ -199,6 +191,23 @@ def missed(state, filters):
         found = not keys.isdisjoint(value) if kind == "term" else value in keys
         count += not found
     return count
+
+
+@dataclass(frozen=True)
+class SimilarShown:
+    """The similar cases of a case with `terms`, as its cached page shows them: a case
+    comes onto them with `at_least` terms in common (as many as the last shown, on a full
+    list), or with any of the `full` terms, whose most recent cases alone are compared."""
+
+    terms: frozenset
+    at_least: int
+    full: frozenset
+
+    def touched_by(self, state):
+        """Whether a listed case, in a state it had or has (CaseState.facets), may be
+        among the similar cases, or may have been."""
+        keys = {*state["term"], state["cause"]}
+        return len(self.terms & keys) >= self.at_least or not self.full.isdisjoint(keys)
 
 
 @dataclass(frozen=True)

@@ -1,3 +1,5 @@
+from dataclasses import dataclass
+
 from django.contrib.auth.views import redirect_to_login
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Q
@@ -12,7 +14,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from cases.caching import cache_public_page, page_shows
 from cases.catalogue.bounds import bounded
-from cases.catalogue.changes import ShownSearch
+from cases.catalogue.changes import ShownSearch, SimilarShown
 from cases.catalogue.filters import DATES
 from cases.catalogue.listing import build_listing, with_card_data
 from cases.catalogue.paging import facet_filters, faceted
@@ -201,14 +203,15 @@ def render_case(request, case, *, preview=False):
         "related": related_cases(case, root),
         "recurrences": recurrences,
         "recurrence_of": recurrence_of,
-        "similar": similar_cases(root),
         "permalink": request.build_absolute_uri(case_url(root)),
     }
+    similar = similar_cases(root)
+    context["similar"] = similar.cases
     context["bibtex"] = bibtex(case, context["permalink"])
     linked = [*context["related"], *recurrences, recurrence_of, *context["similar"]]
     page_shows(
         cases=[root.pk, *(other.pk for other in linked if other is not None)],
-        terms=[link.term_id for link in root.case_terms.all()],
+        similar=similar.shown,
     )
     return render(request, "cases/case_detail.html", context)
 
@@ -234,6 +237,14 @@ def case_url(case):
     return reverse("cases:detail", args=[case.public_id])
 
 
+@dataclass
+class Similar:
+    """A case's similar cases, and what a change must do to change them (SimilarShown)."""
+
+    cases: list
+    shown: SimilarShown | None
+
+
 def similar_cases(case, limit=SIMILAR_CASES):
     """Published cases that share the most terms with this one.
 
@@ -244,28 +255,42 @@ def similar_cases(case, limit=SIMILAR_CASES):
     """
     term_ids = [ct.term_id for ct in case.case_terms.all()]
     if not term_ids:
-        return []
+        return Similar([], None)
     recent = " UNION ALL ".join(
-        f"SELECT case_id FROM (SELECT case_id FROM {CaseTerm._meta.db_table} "
-        f"WHERE term_id = %s AND case_id <> %s ORDER BY case_id DESC LIMIT %s) AS term{index}"
+        f"SELECT case_id, {index} AS term FROM (SELECT case_id FROM "
+        f"{CaseTerm._meta.db_table} WHERE term_id = %s AND case_id <> %s "
+        f"ORDER BY case_id DESC LIMIT %s) AS term{index}"
         for index in range(len(term_ids))
     )
+    # The cases sharing the most terms, and (case NULL) the terms whose recent cases
+    # filled their window: any case with such a term may change whose are the most.
     query = (
-        f"SELECT case_id, COUNT(*) AS shared FROM ({recent}) AS candidates "
-        "GROUP BY case_id ORDER BY shared DESC, case_id DESC LIMIT %s"
+        f"WITH candidates AS ({recent}) "
+        "SELECT * FROM (SELECT case_id, COUNT(*) AS shared FROM candidates "
+        "GROUP BY case_id ORDER BY shared DESC, case_id DESC LIMIT %s) AS best "
+        "UNION ALL SELECT NULL, term FROM candidates GROUP BY term HAVING COUNT(*) >= %s"
     )
     params = [value for term_id in term_ids for value in (term_id, case.pk, SIMILAR_CANDIDATES)]
     params.append(limit * 4)  # a few more than needed, since some may be unpublished
+    params.append(SIMILAR_CANDIDATES)
+    shared, full = {}, set()
     with connections[case._state.db or DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(query, params)
-        shared = dict(cursor.fetchall())
+        for case_id, count in cursor.fetchall():
+            if case_id is None:
+                full.add(term_ids[count])
+            else:
+                shared[case_id] = count
     cases = (
         Case.objects.public()
         .filter(pk__in=shared)
         .select_related("org")
         .only(*LINKED_CASE_FIELDS, "org__name")
     )
-    return sorted(cases, key=lambda c: (-shared[c.pk], -c.date.toordinal()))[:limit]
+    cases = sorted(cases, key=lambda c: (-shared[c.pk], -c.date.toordinal()))[:limit]
+    # Another case comes onto a full list only with as many shared terms as its last.
+    at_least = shared[cases[-1].pk] if len(cases) == limit else 1
+    return Similar(cases, SimilarShown(frozenset(term_ids), at_least, frozenset(full)))
 
 
 @require_safe

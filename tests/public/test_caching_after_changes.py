@@ -311,3 +311,68 @@ def test_a_list_of_dates_is_renewed_by_any_new_case(client, library, people):
     new = CaseFactory(public_id="IL-0106", status="in_review", with_terms=[library["dns"]])
     workflow.case_approve(case=new, user=reviewer)
     assert client.get(page)["X-Cache"] == "miss"
+
+
+@pytest.fixture
+def similar_library():
+    """IL-0300 shares two terms with each of five cases (a full list of similar cases)."""
+    terms = [
+        TermFactory(vocabulary="component", slug=f"part-{n}", label_en=f"Part {n}")
+        for n in range(3)
+    ]
+    made = {"terms": terms}
+    made["page"] = CaseFactory(public_id="IL-0300", with_terms=terms[:2])
+    for n in range(5):
+        CaseFactory(public_id=f"IL-031{n}", with_terms=terms[:2])
+    return made
+
+
+def test_a_new_case_with_fewer_shared_terms_than_the_last_similar_leaves_a_case_page_cached(
+    client, similar_library, people
+):
+    _editor, reviewer = people
+    page = "/en/cases/IL-0300/"
+    client.get(page)
+    one_term = CaseFactory(
+        public_id="IL-0320", status="in_review", with_terms=[similar_library["terms"][0]]
+    )
+    workflow.case_approve(case=one_term, user=reviewer)
+    # The finding (under load): every new case renewed every case page sharing a term.
+    assert client.get(page)["X-Cache"] == "hit"
+    from django.core.cache import cache
+
+    cache.clear()
+    assert "IL-0320" not in client.get(page).content.decode()  # a fresh page agrees
+
+
+def test_a_new_case_sharing_as_many_terms_as_the_last_similar_renews_the_case_page(
+    client, similar_library, people
+):
+    _editor, reviewer = people
+    page = "/en/cases/IL-0300/"
+    client.get(page)
+    both = CaseFactory(
+        public_id="IL-0321",
+        title_en="Newest twin",
+        status="in_review",
+        with_terms=similar_library["terms"][:2],
+    )
+    workflow.case_approve(case=both, user=reviewer)
+    response = client.get(page)
+    assert response["X-Cache"] == "miss" and "Newest twin" in response.content.decode()
+
+
+def test_a_case_with_a_term_whose_recent_cases_alone_are_compared_renews_the_case_page(
+    client, similar_library, people, monkeypatch
+):
+    # With a window of three recent cases a term, a new case with one of the terms pushes
+    # an older case out of it: who is similar may change, whatever it shares.
+    monkeypatch.setattr("cases.public.views.SIMILAR_CANDIDATES", 3)
+    _editor, reviewer = people
+    page = "/en/cases/IL-0300/"
+    client.get(page)
+    one_term = CaseFactory(
+        public_id="IL-0322", status="in_review", with_terms=[similar_library["terms"][0]]
+    )
+    workflow.case_approve(case=one_term, user=reviewer)
+    assert client.get(page)["X-Cache"] == "miss"
