@@ -18,6 +18,7 @@ that lags keys its pages by the version of the content it actually holds.
 
 import functools
 import hashlib
+import time
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -34,6 +35,11 @@ PAGE_TIMEOUT = 60 * 60
 # release's entries from a shared cache (it would fail on them), it renders afresh.
 PAGE_FORMAT = 3
 CACHED_STATUSES = {200, 404, 410}
+# A process rendering a page says so for at most this long; others wait for its copy up to
+# RENDER_WAIT seconds (a page takes tens of milliseconds), then render it themselves.
+RENDER_LOCK_SECONDS = 5
+RENDER_WAIT = 1.0
+RENDER_POLL = 0.005
 
 
 # The version a cached view read as it began: its page and everything it caches on the way
@@ -161,11 +167,31 @@ def still_good(entry, version):
     return not changes.touch(**shows, using=using)
 
 
+def rendered_by_another(lock, key, version):
+    """The entry another process rendered for this version, if one is rendering it (its
+    `lock` taken): waited for up to RENDER_WAIT seconds. None if this process is to render
+    the page; then it holds the lock if it could take it. Readers of a page that a change
+    renewed ask for it at once, in every process: one renders it and the others take its
+    copy, rather than all of them render it at once."""
+    if cache.add(lock, True, RENDER_LOCK_SECONDS):
+        return None
+    deadline = time.monotonic() + RENDER_WAIT
+    while time.monotonic() < deadline:
+        time.sleep(RENDER_POLL)
+        if cache.get(lock) is None:
+            entry = cache.get(key)
+            return entry if entry is not None and still_good(entry, version) else None
+    return None
+
+
 def cached_response(request, version, view, *args, **kwargs):
     digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
     key = f"public-page:{PAGE_FORMAT}:{digest}"
+    lock = f"{key}:rendering:{version}"
     entry = cache.get(key)
-    if entry is not None and still_good(entry, version):
+    if entry is None or not still_good(entry, version):
+        entry = rendered_by_another(lock, key, version)
+    if entry is not None:
         rendered, checked, shows, status, content_type, content = entry
         if checked != version:  # known good now: the next request need not ask again
             cache.set(key, (rendered, version, shows, status, content_type, content), PAGE_TIMEOUT)
@@ -178,22 +204,23 @@ def cached_response(request, version, view, *args, **kwargs):
             response = view(request, *args, **kwargs)
             if hasattr(response, "render"):
                 response.render()
+            if response.status_code in CACHED_STATUSES and not response.streaming:
+                cache.set(
+                    key,
+                    (
+                        version,
+                        version,
+                        shows.frozen(),
+                        response.status_code,
+                        response["Content-Type"],
+                        response.content,
+                    ),
+                    PAGE_TIMEOUT,
+                )
         finally:
             _page_shows.reset(token)
+            cache.delete(lock)  # (another's, if this one waited in vain: no harm)
         rendered = version
-        if response.status_code in CACHED_STATUSES and not response.streaming:
-            cache.set(
-                key,
-                (
-                    version,
-                    version,
-                    shows.frozen(),
-                    response.status_code,
-                    response["Content-Type"],
-                    response.content,
-                ),
-                PAGE_TIMEOUT,
-            )
         response["X-Cache"] = "miss"
     # Browsers and shared caches (a CDN) may keep the page but must ask again before they
     # show it: while the page has not changed, its ETag gets a 304, for a query or two.
