@@ -169,7 +169,9 @@ class Changes:
             return True
         if listing and self.listed and self._lists(filters, counted):
             return True
-        if similar is not None and any(similar.touched_by(state) for state in self.listed_as):
+        if similar is not None and any(
+            similar.touched_by(state, using) for state in self.listed_as
+        ):
             return True
         return search is not None and bool(self.cases) and search.touched_by(self.cases, using)
 
@@ -197,17 +199,34 @@ def missed(state, filters):
 class SimilarShown:
     """The similar cases of a case with `terms`, as its cached page shows them: a case
     comes onto them with `at_least` terms in common (as many as the last shown, on a full
-    list), or with any of the `full` terms, whose most recent cases alone are compared."""
+    list), or with any term so common that only its most recent cases are compared
+    (cases.public.views.similar_cases): a case coming or going moves that window."""
 
     terms: frozenset
     at_least: int
-    full: frozenset
 
-    def touched_by(self, state):
+    def touched_by(self, state, using):
         """Whether a listed case, in a state it had or has (CaseState.facets), may be
         among the similar cases, or may have been."""
-        keys = {*state["term"], state["cause"]}
-        return len(self.terms & keys) >= self.at_least or not self.full.isdisjoint(keys)
+        shared = self.terms & {*state["term"], state["cause"]}
+        if len(shared) >= self.at_least:
+            return True
+        return bool(shared) and any(windowed(term, using) for term in shared)
+
+
+def windowed(term_id, using):
+    """Whether a term may have more cases than similar_cases compares: counted with a
+    margin of as many cases as a change may have added or removed since (MOST_CASES)."""
+    from cases.public.views import SIMILAR_CANDIDATES  # it imports the catalogue
+
+    margin = max(SIMILAR_CANDIDATES - MOST_CASES, 1)
+    return (
+        CaseTerm.objects.using(using)
+        .filter(term_id=term_id)
+        .order_by("-case_id")
+        .values_list("case_id", flat=True)[margin - 1 : margin]
+        .exists()
+    )
 
 
 @dataclass(frozen=True)

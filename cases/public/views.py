@@ -257,30 +257,19 @@ def similar_cases(case, limit=SIMILAR_CASES):
     if not term_ids:
         return Similar([], None)
     recent = " UNION ALL ".join(
-        f"SELECT case_id, {index} AS term FROM (SELECT case_id FROM "
-        f"{CaseTerm._meta.db_table} WHERE term_id = %s AND case_id <> %s "
-        f"ORDER BY case_id DESC LIMIT %s) AS term{index}"
+        f"SELECT case_id FROM (SELECT case_id FROM {CaseTerm._meta.db_table} "
+        f"WHERE term_id = %s AND case_id <> %s ORDER BY case_id DESC LIMIT %s) AS term{index}"
         for index in range(len(term_ids))
     )
-    # The cases sharing the most terms, and (case NULL) the terms whose recent cases
-    # filled their window: any case with such a term may change whose are the most.
     query = (
-        f"WITH candidates AS ({recent}) "
-        "SELECT * FROM (SELECT case_id, COUNT(*) AS shared FROM candidates "
-        "GROUP BY case_id ORDER BY shared DESC, case_id DESC LIMIT %s) AS best "
-        "UNION ALL SELECT NULL, term FROM candidates GROUP BY term HAVING COUNT(*) >= %s"
+        f"SELECT case_id, COUNT(*) AS shared FROM ({recent}) AS candidates "
+        "GROUP BY case_id ORDER BY shared DESC, case_id DESC LIMIT %s"
     )
     params = [value for term_id in term_ids for value in (term_id, case.pk, SIMILAR_CANDIDATES)]
     params.append(limit * 4)  # a few more than needed, since some may be unpublished
-    params.append(SIMILAR_CANDIDATES)
-    shared, full = {}, set()
     with connections[case._state.db or DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(query, params)
-        for case_id, count in cursor.fetchall():
-            if case_id is None:
-                full.add(term_ids[count])
-            else:
-                shared[case_id] = count
+        shared = dict(cursor.fetchall())
     cases = (
         Case.objects.public()
         .filter(pk__in=shared)
@@ -290,7 +279,7 @@ def similar_cases(case, limit=SIMILAR_CASES):
     cases = sorted(cases, key=lambda c: (-shared[c.pk], -c.date.toordinal()))[:limit]
     # Another case comes onto a full list only with as many shared terms as its last.
     at_least = shared[cases[-1].pk] if len(cases) == limit else 1
-    return Similar(cases, SimilarShown(frozenset(term_ids), at_least, frozenset(full)))
+    return Similar(cases, SimilarShown(frozenset(term_ids), at_least))
 
 
 @require_safe
