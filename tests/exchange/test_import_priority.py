@@ -50,3 +50,53 @@ def test_an_import_runs_niced_and_restores_priorities(settings, seed_case, write
     current = backend_pid()
     if current is not None and current == backend:
         assert niceness(current) == before[1]
+
+
+AUTOGROUP_PROBE = """
+import os, sys
+sys.path.insert(0, os.getcwd())
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings.test")
+import django
+django.setup()
+from django.conf import settings
+from cases.exchange.priority import AUTOGROUP, session_below_readers
+settings.IMPORT_NICENESS = 7
+before = AUTOGROUP.read_text().split()[-1]
+with session_below_readers():
+    during = AUTOGROUP.read_text().split()[-1]
+print(before, during, AUTOGROUP.read_text().split()[-1])
+"""
+
+
+@pytest.mark.skipif(
+    not os.path.exists("/proc/self/autogroup"), reason="the kernel shares no CPU by sessions"
+)
+def test_a_command_leading_its_own_session_lowers_the_session_while_it_imports():
+    import subprocess
+    import sys
+
+    # The finding: under `make load` the import, in a session of its own, took as much CPU
+    # as all the app server's workers, whatever its niceness.
+    ran = subprocess.run(
+        [sys.executable, "-c", AUTOGROUP_PROBE],
+        capture_output=True,
+        text=True,
+        start_new_session=True,
+        check=True,
+        timeout=60,
+    )
+    before, during, after = ran.stdout.split()
+    assert int(during) == min(int(before) + 7, 19)
+    if os.geteuid() == 0:  # raising a priority back needs privilege
+        assert after == before
+
+
+def test_a_command_in_a_shared_session_leaves_the_session_alone(settings):
+    from cases.exchange.priority import AUTOGROUP, session_below_readers
+
+    if not AUTOGROUP.exists() or os.getsid(0) == os.getpid():
+        pytest.skip("this test process leads its session, or there is no autogroup")
+    settings.IMPORT_NICENESS = 7
+    before = AUTOGROUP.read_text()
+    with session_below_readers():
+        assert AUTOGROUP.read_text() == before

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from cases.editorial.audit import who_runs_this
 from cases.exchange.importer import CaseImporter, ImportFailed
+from cases.exchange.priority import session_below_readers
 from cases.exchange.reading import open_inputs
 from cases.models import Case
 
@@ -57,7 +58,8 @@ class Command(BaseCommand):
                     "waiting for it to finish..."
                 ),
             )
-            result = importer.run(dry_run=dry_run)
+            with session_below_readers():
+                result = importer.run(dry_run=dry_run)
         except ImportFailed as failure:
             for problem in failure.problems:
                 self.stderr.write(problem)
