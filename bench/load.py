@@ -204,28 +204,38 @@ def stop(process):
         process.wait()
 
 
-def run_wrk(base_url, paths_file, *, threads, connections, duration):
-    completed = subprocess.run(
-        [
-            "wrk",
-            f"--threads={threads}",
-            f"--connections={connections}",
-            f"--duration={duration}s",
-            "--timeout=30s",
-            f"--script={ROOT / 'bench' / 'load.lua'}",
-            base_url,
-            "--",
-            str(paths_file),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=duration + 120,
-    )
-    print(completed.stdout, completed.stderr, sep="\n", file=sys.stderr)
-    match = re.search(r"^LOAD-RESULT (\{.*\})$", completed.stdout, re.M)
-    if completed.returncode != 0 or not match:
-        raise SystemExit(f"wrk failed (status {completed.returncode})")
-    return json.loads(match.group(1))
+def run_wrk(base_url, paths_file, *, threads, connections, duration, until=None):
+    """wrk for `duration` seconds; with `until` (a background process), for at least that
+    long and until AFTER seconds after the process ends, so that a row covers what the
+    process's end costs readers (an import's commit renews every page)."""
+    command = [
+        "wrk",
+        f"--threads={threads}",
+        f"--connections={connections}",
+        f"--duration={STEP_TIMEOUT if until else duration}s",
+        "--timeout=30s",
+        f"--script={ROOT / 'bench' / 'load.lua'}",
+        base_url,
+        "--",
+        str(paths_file),
+    ]
+    began = time.monotonic()
+    wrk = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if until is not None:
+        while until.poll() is None and time.monotonic() - began < STEP_TIMEOUT:
+            time.sleep(0.2)
+        ended = time.monotonic() - began
+        time.sleep(max(AFTER, duration - ended))
+        wrk.send_signal(signal.SIGINT)  # wrk stops and reports what it measured
+    stdout, stderr = wrk.communicate(timeout=STEP_TIMEOUT + 120)
+    print(stdout, stderr, sep="\n", file=sys.stderr)
+    match = re.search(r"^LOAD-RESULT (\{.*\})$", stdout, re.M)
+    if wrk.returncode != 0 or not match:
+        raise SystemExit(f"wrk failed (status {wrk.returncode})")
+    result = json.loads(match.group(1))
+    if until is not None:
+        result["background_s"] = ended
+    return result
 
 
 def server_version(database_url):
@@ -242,6 +252,8 @@ def page_cache():
     return "each worker with its own in-memory page cache"
 
 
+# Seconds a row measured until a background process ends goes on after it.
+AFTER = 5
 HOT_SET = 80  # distinct addresses taking every request, as a popular site's traffic does
 PHASES = {
     "reads": "reads only",
@@ -304,9 +316,11 @@ def report(rows, *, cases, workers, options, mix, distinct, version):
         "starts a revision of a random published case, changes its title and summary and "
         "submits it; a reviewer approves it (bench/writer.py). New cases: an editor writes a "
         "case (a published one's content under a new id, another severity) and submits it; a "
-        "reviewer approves it. The import: `manage.py import_cases` of generated cases, "
-        "started with the row; it grows the library for the rows after it. Errors are answers "
-        "other than 2xx/3xx and socket errors; any fails the run.",
+        "reviewer approves it. The import: `manage.py import_cases` of generated cases in a "
+        "session of its own, as `setsid` or systemd would start it, started with the row; "
+        f"the row lasts until {AFTER} s after it ends (its commit renews every page), and at "
+        "least as long as the others; it grows the library for the rows after it. Errors are "
+        "answers other than 2xx/3xx and socket errors; any fails the run.",
         "<!-- /load -->",
         "",
     ]
@@ -447,22 +461,23 @@ def main():
 
             every = []
 
-            def measured(walk):
+            def measured(walk, until=None):
                 result = run_wrk(
                     base_url,
                     files[walk],
                     threads=options.threads,
                     connections=options.connections,
                     duration=options.duration,
+                    until=until,
                 )
                 every.append(figures(result))
-                return every[-1]
+                return every[-1], result
 
             rows, reads = [], {}
             writer_log = (Path(folder) / "writers.log").open("w")
             for walk in walks:
                 warm(base_url, walks[walk])  # the rows compare pages cached alike
-                reads[walk] = measured(walk)
+                reads[walk], _ = measured(walk)
                 rows.append(row(walk, PHASES["reads"], reads[walk], reads[walk], ""))
                 for seed, mode in enumerate(("corrections", "new-cases"), start=1):
                     writer = start(
@@ -476,7 +491,7 @@ def main():
                         writer_log,
                     )
                     background.append(writer)
-                    result = measured(walk)
+                    result, _ = measured(walk)
                     note = writes_note(finish(writer, f"the writer ({mode})"))
                     rows.append(row(walk, PHASES[mode], result, reads[walk], note))
             for walk, file in zip(walks, imports, strict=True):
@@ -486,12 +501,13 @@ def main():
                     writer_log,
                 )
                 background.append(importing)
-                began = time.monotonic()
-                result = measured(walk)
+                result, measures = measured(walk, until=importing)
                 finish(importing, "the import")
-                took = time.monotonic() - began
                 phase = PHASES["import"].format(count=options.import_count)
-                note = f"the import took {took:.0f} s"
+                note = (
+                    f"the import took {measures['background_s']:.0f} s; measured until "
+                    f"{AFTER} s after it ended"
+                )
                 rows.append(row(walk, phase, result, reads[walk], note))
             errors = sum(figure["errors"] for figure in every)
             section = report(
