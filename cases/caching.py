@@ -33,7 +33,7 @@ from .models import ContentVersion
 PAGE_TIMEOUT = 60 * 60
 # The form of a cached entry, in its key: a release that changes it never reads an older
 # release's entries from a shared cache (it would fail on them), it renders afresh.
-PAGE_FORMAT = 3
+PAGE_FORMAT = 4
 CACHED_STATUSES = {200, 404, 410}
 # A process rendering a page says so for at most this long; others wait for its copy up to
 # RENDER_WAIT seconds (a page takes tens of milliseconds), then render it themselves.
@@ -167,6 +167,35 @@ def still_good(entry, version):
     return not changes.touch(**shows, using=using)
 
 
+# An entry is kept as two values: what it is (small, written again each time a change
+# leaves it good) and its content (written once), each carrying the version it was rendered
+# at; a pair whose versions differ, written by two processes at once, is no entry.
+def read_entry(key):
+    """(rendered, checked, shows, status, content_type, content), or None."""
+    found = cache.get_many([key, f"{key}:content"])
+    about, content = found.get(key), found.get(f"{key}:content")
+    if about is None or content is None or about[0] != content[0]:
+        return None
+    return (*about, content[1])
+
+
+def store_entry(key, entry):
+    rendered, checked, shows, status, content_type, content = entry
+    cache.set_many(
+        {
+            key: (rendered, checked, shows, status, content_type),
+            f"{key}:content": (rendered, content),
+        },
+        PAGE_TIMEOUT,
+    )
+
+
+def mark_checked(key, entry, version):
+    """Say an entry is good at `version`: the next request need not ask again."""
+    rendered, _checked, shows, status, content_type, _content = entry
+    cache.set(key, (rendered, version, shows, status, content_type), PAGE_TIMEOUT)
+
+
 def rendered_by_another(lock, key, version):
     """The entry another process rendered for this version, if one is rendering it (its
     `lock` taken): waited for up to RENDER_WAIT seconds. None if this process is to render
@@ -179,7 +208,7 @@ def rendered_by_another(lock, key, version):
     while time.monotonic() < deadline:
         time.sleep(RENDER_POLL)
         if cache.get(lock) is None:
-            entry = cache.get(key)
+            entry = read_entry(key)
             return entry if entry is not None and still_good(entry, version) else None
     return None
 
@@ -188,13 +217,13 @@ def cached_response(request, version, view, *args, **kwargs):
     digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
     key = f"public-page:{PAGE_FORMAT}:{digest}"
     lock = f"{key}:rendering:{version}"
-    entry = cache.get(key)
+    entry = read_entry(key)
     if entry is None or not still_good(entry, version):
         entry = rendered_by_another(lock, key, version)
     if entry is not None:
         rendered, checked, shows, status, content_type, content = entry
-        if checked != version:  # known good now: the next request need not ask again
-            cache.set(key, (rendered, version, shows, status, content_type, content), PAGE_TIMEOUT)
+        if checked != version:
+            mark_checked(key, entry, version)
         response = HttpResponse(content, status=status, content_type=content_type)
         response["X-Cache"] = "hit"
     else:
@@ -205,7 +234,7 @@ def cached_response(request, version, view, *args, **kwargs):
             if hasattr(response, "render"):
                 response.render()
             if response.status_code in CACHED_STATUSES and not response.streaming:
-                cache.set(
+                store_entry(
                     key,
                     (
                         version,
@@ -215,7 +244,6 @@ def cached_response(request, version, view, *args, **kwargs):
                         response["Content-Type"],
                         response.content,
                     ),
-                    PAGE_TIMEOUT,
                 )
         finally:
             _page_shows.reset(token)

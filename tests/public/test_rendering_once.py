@@ -7,7 +7,7 @@ import threading
 import pytest
 from django.core.cache import cache
 
-from cases.caching import PAGE_FORMAT
+from cases.caching import PAGE_FORMAT, read_entry, store_entry
 from cases.models import ContentVersion
 from tests.factories import CaseFactory
 
@@ -21,18 +21,18 @@ def page_key():
     CaseFactory(public_id="IL-0101", title_en="Alpha")
     digest = hashlib.sha256(PAGE.encode()).hexdigest()
     key = f"public-page:{PAGE_FORMAT}:{digest}"
-    return key, f"{key}:rendering:{ContentVersion.current("default")}"
+    return key, f"{key}:rendering:{ContentVersion.current('default')}"
 
 
 def test_a_page_another_process_is_rendering_is_taken_from_it(client, page_key):
     key, lock = page_key
     rendered = client.get(PAGE)
-    entry = cache.get(key)
-    cache.delete(key)
+    entry = read_entry(key)
+    cache.clear()
     cache.set(lock, True)  # another process has begun to render it
 
     def another_process_finishes():
-        cache.set(key, entry)
+        store_entry(key, entry)
         cache.delete(lock)
 
     timer = threading.Timer(0.05, another_process_finishes)
@@ -53,7 +53,7 @@ def test_a_page_whose_renderer_never_finishes_is_rendered_after_a_wait(
     response = client.get(PAGE)
     assert response.status_code == 200 and response["X-Cache"] == "miss"
     assert "Alpha" in response.content.decode()
-    assert cache.get(key) is not None and cache.get(lock) is None
+    assert read_entry(key) is not None and cache.get(lock) is None
 
 
 def test_rendering_a_page_leaves_no_lock_behind_even_when_the_view_fails(
@@ -71,3 +71,13 @@ def test_rendering_a_page_leaves_no_lock_behind_even_when_the_view_fails(
     client.raise_request_exception = False
     assert client.get(PAGE).status_code == 500
     assert cache.get(lock) is None
+
+
+def test_a_page_whose_parts_two_processes_wrote_at_once_is_rendered_afresh(client, page_key):
+    key, _lock = page_key
+    client.get(PAGE)
+    rendered, *_rest = read_entry(key)
+    # Its content, as another process wrote it for another version at the same moment.
+    cache.set(f"{key}:content", (rendered + 1, b"<p>another version</p>"))
+    response = client.get(PAGE)
+    assert response["X-Cache"] == "miss" and "Alpha" in response.content.decode()
