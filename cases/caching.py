@@ -18,6 +18,7 @@ that lags keys its pages by the version of the content it actually holds.
 
 import functools
 import hashlib
+import secrets
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -167,63 +168,96 @@ def still_good(entry, version):
     return not changes.touch(**shows, using=using)
 
 
-# An entry is kept as two values: what it is (small, written again each time a change
-# leaves it good) and its content (written once), each carrying the version it was rendered
-# at; a pair whose versions differ, written by two processes at once, is no entry.
+# An entry is kept as two values: what it is (small, written again when a change leaves it
+# good) and its content (written once), both with a token of that rendering; a pair whose
+# tokens differ, written by two processes at once, is no entry.
 def read_entry(key):
-    """(rendered, checked, shows, status, content_type, content), or None."""
+    """(entry, token): entry as (rendered, checked, shows, status, content_type, content),
+    or (None, None)."""
     found = cache.get_many([key, f"{key}:content"])
     about, content = found.get(key), found.get(f"{key}:content")
-    if about is None or content is None or about[0] != content[0]:
-        return None
-    return (*about, content[1])
+    if about is None or content is None or about[-1] != content[0]:
+        return None, None
+    return (*about[:-1], content[1]), content[0]
 
 
 def store_entry(key, entry):
+    """Keep an entry; its token."""
     rendered, checked, shows, status, content_type, content = entry
+    token = secrets.token_hex(8)
     cache.set_many(
         {
-            key: (rendered, checked, shows, status, content_type),
-            f"{key}:content": (rendered, content),
+            key: (rendered, checked, shows, status, content_type, token),
+            f"{key}:content": (token, content),
         },
         PAGE_TIMEOUT,
     )
+    return token
 
 
-def mark_checked(key, entry, version):
-    """Say an entry is good at `version`: the next request need not ask again."""
+# Each process remembers the version it last found each entry good at, and says so in the
+# shared cache only now and then: after a change nearly every hit finds its entry good, and
+# writing that back each time cost as much as the hit itself. An entry known good at an
+# older version is checked from there, over more versions' changes, in memory.
+_known_good = {}  # key -> (token, version)
+KNOWN_GOOD_KEYS = 20_000
+SHARE_GOOD_AFTER = 32  # versions
+
+
+def last_known_good(key, entry, token):
+    """The entry, with the latest version it is known good at, here or in the cache."""
+    rendered, checked, *rest = entry
+    here = _known_good.get(key)
+    if here is not None and here[0] == token and here[1] > checked:
+        return (rendered, here[1], *rest)
+    return entry
+
+
+def mark_checked(key, entry, token, version, shared_at):
+    """Say an entry is good at `version`: here, and in the shared cache if that says so of
+    a version long past, or if the check asked the database (a search's)."""
     rendered, _checked, shows, status, content_type, _content = entry
-    cache.set(key, (rendered, version, shows, status, content_type), PAGE_TIMEOUT)
+    if len(_known_good) >= KNOWN_GOOD_KEYS:
+        _known_good.clear()
+    _known_good[key] = (token, version)
+    if version - shared_at >= SHARE_GOOD_AFTER or (shows or {}).get("search") is not None:
+        cache.set(key, (rendered, version, shows, status, content_type, token), PAGE_TIMEOUT)
 
 
 def rendered_by_another(lock, key, version):
-    """The entry another process rendered for this version, if one is rendering it (its
-    `lock` taken): waited for up to RENDER_WAIT seconds. None if this process is to render
-    the page; then it holds the lock if it could take it. Readers of a page that a change
-    renewed ask for it at once, in every process: one renders it and the others take its
-    copy, rather than all of them render it at once."""
+    """(entry, token) another process rendered for this version, if one is rendering it
+    (its `lock` taken): waited for up to RENDER_WAIT seconds. (None, None) if this process
+    is to render the page; then it holds the lock if it could take it. Readers of a page
+    that a change renewed ask for it at once, in every process: one renders it and the
+    others take its copy, rather than all of them render it at once."""
     if cache.add(lock, True, RENDER_LOCK_SECONDS):
-        return None
+        return None, None
     deadline = time.monotonic() + RENDER_WAIT
     while time.monotonic() < deadline:
         time.sleep(RENDER_POLL)
         if cache.get(lock) is None:
-            entry = read_entry(key)
-            return entry if entry is not None and still_good(entry, version) else None
-    return None
+            entry, token = read_entry(key)
+            if entry is not None and still_good(entry, version):
+                return entry, token
+            return None, None
+    return None, None
 
 
 def cached_response(request, version, view, *args, **kwargs):
     digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
     key = f"public-page:{PAGE_FORMAT}:{digest}"
     lock = f"{key}:rendering:{version}"
-    entry = read_entry(key)
+    entry, token = read_entry(key)
+    if entry is not None:
+        shared_at = entry[1]
+        entry = last_known_good(key, entry, token)
     if entry is None or not still_good(entry, version):
-        entry = rendered_by_another(lock, key, version)
+        entry, token = rendered_by_another(lock, key, version)
+        shared_at = version
     if entry is not None:
         rendered, checked, shows, status, content_type, content = entry
         if checked != version:
-            mark_checked(key, entry, version)
+            mark_checked(key, entry, token, version, shared_at)
         response = HttpResponse(content, status=status, content_type=content_type)
         response["X-Cache"] = "hit"
     else:

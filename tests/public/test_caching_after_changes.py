@@ -376,3 +376,21 @@ def test_a_case_with_a_term_whose_recent_cases_alone_are_compared_renews_the_cas
     )
     workflow.case_approve(case=one_term, user=reviewer)
     assert client.get(page)["X-Cache"] == "miss"
+
+
+def test_a_page_stays_right_through_many_changes_each_process_checks_in_its_own_memory(
+    client, library, people, monkeypatch
+):
+    from cases import caching
+
+    monkeypatch.setattr(caching, "SHARE_GOOD_AFTER", 2)
+    kept, renewed = "/en/cases/IL-0102/", "/en/cases/IL-0101/"
+    cache_of(client, [kept, renewed])
+    for n in range(5):
+        approve_edit(library["c"], *people, summary_en=f"Correction {n}.")
+        assert client.get(kept)["X-Cache"] == "hit"
+        if n == 2:
+            caching._known_good.clear()  # as another process, which knows only the cache
+    approve_edit(library["a"], *people, title_en="Alpha, at last")
+    assert cache_of(client, [kept, renewed]) == {kept: "hit", renewed: "miss"}
+    assert "Alpha, at last" in client.get(renewed).content.decode()
