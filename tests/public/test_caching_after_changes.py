@@ -384,13 +384,13 @@ def test_a_page_stays_right_through_many_changes_each_process_checks_in_its_own_
     from cases import caching
 
     monkeypatch.setattr(caching, "SHARE_GOOD_AFTER", 2)
-    kept, renewed = "/en/cases/IL-0102/", "/en/cases/IL-0101/"
-    cache_of(client, [kept, renewed])
+    page = "/en/cases/IL-0101/"  # shows none of the cases changed in the loop
+    client.get(page)
     for n in range(5):
         approve_edit(library["c"], *people, summary_en=f"Correction {n}.")
-        assert client.get(kept)["X-Cache"] == "hit"
+        assert client.get(page)["X-Cache"] == "hit"
         if n == 2:
             caching._known_good.clear()  # as another process, which knows only the cache
     approve_edit(library["a"], *people, title_en="Alpha, at last")
-    assert cache_of(client, [kept, renewed]) == {kept: "hit", renewed: "miss"}
-    assert "Alpha, at last" in client.get(renewed).content.decode()
+    response = client.get(page)
+    assert response["X-Cache"] == "miss" and "Alpha, at last" in response.content.decode()
