@@ -387,7 +387,7 @@ def test_a_page_stays_right_through_many_changes_each_process_checks_in_its_own_
     page = "/en/cases/IL-0101/"  # shows none of the cases changed in the loop
     client.get(page)
     for n in range(5):
-        approve_edit(library["c"], *people, summary_en=f"Correction {n}.")
+        approve_edit(library["c"], *people, confirm_stale_korean=True, summary_en=f"Fix {n}.")
         assert client.get(page)["X-Cache"] == "hit"
         if n == 2:
             caching._known_good.clear()  # as another process, which knows only the cache
