@@ -171,55 +171,42 @@ def test_a_corrected_search_is_answered_afresh_after_any_change(client, library,
     assert client.get(search)["X-Cache"] == "miss"
 
 
-def test_a_partial_search_the_change_does_not_touch_stays_cached(client, library, people):
-    # No case has both words, each of which the library has: the cases with one of them.
-    search = "/en/cases/?q=bravo+charlie"
-    page = client.get(search).content.decode()
-    assert "IL-0102" in page and "IL-0103" in page
+@pytest.mark.parametrize(
+    "search",
+    [
+        # No case has both words, each of which the library has: the cases with one of them.
+        "/en/cases/?q=bravo+charlie",
+        # Nothing in the library is like "zymurgy": no correction, the cases with "bravo".
+        "/en/cases/?q=bravo+zymurgy",
+    ],
+)
+def test_a_partial_search_the_change_does_not_touch_stays_cached(client, library, people, search):
+    assert "IL-0102" in client.get(search).content.decode()
     approve_edit(library["a"], *people, summary_en="A correction about something else.")
     # The finding (under load): such a search was rendered afresh after every correction.
     assert client.get(search)["X-Cache"] == "hit"
 
 
-def test_a_partial_search_is_answered_afresh_when_a_case_now_has_every_word(
-    client, library, people
+@pytest.mark.parametrize(
+    ("search", "case", "summary", "shown", "gone"),
+    [
+        # A case now has every word: the search is answered as written.
+        ("/en/cases/?q=bravo+charlie", "a", "Bravo and Charlie both failed.", "IL-0101", "IL-0102"),
+        # A case gains one of the words: it joins the partial matches.
+        ("/en/cases/?q=bravo+charlie", "a", "Much like Bravo.", "IL-0101", None),
+        # A case has a word like the one the library lacked: the search is corrected.
+        ("/en/cases/?q=bravo+zymurgy", "c", "Brewing, or zymurgie, went wrong.", "IL-0103", None),
+    ],
+)
+def test_a_partial_search_is_answered_afresh_when_a_change_touches_its_words(
+    client, library, people, search, case, summary, shown, gone
 ):
-    search = "/en/cases/?q=bravo+charlie"
     client.get(search)
-    approve_edit(library["a"], *people, summary_en="Bravo and Charlie both failed.")
+    approve_edit(library[case], *people, summary_en=summary)
     response = client.get(search)
     assert response["X-Cache"] == "miss"
     page = response.content.decode()
-    assert "IL-0101" in page and "IL-0102" not in page  # every word, as written
-
-
-def test_a_partial_search_is_answered_afresh_when_a_case_gains_one_of_its_words(
-    client, library, people
-):
-    search = "/en/cases/?q=bravo+charlie"
-    client.get(search)
-    approve_edit(library["a"], *people, summary_en="Much like Bravo.")
-    response = client.get(search)
-    assert response["X-Cache"] == "miss" and "IL-0101" in response.content.decode()
-
-
-def test_a_search_with_a_word_no_case_has_stays_cached_while_none_gains_a_word_like_it(
-    client, library, people
-):
-    search = "/en/cases/?q=bravo+zymurgy"  # nothing in the library is like "zymurgy"
-    assert "IL-0102" in client.get(search).content.decode()
-    approve_edit(library["a"], *people, summary_en="Unrelated.")
-    assert client.get(search)["X-Cache"] == "hit"
-
-
-def test_a_search_with_a_word_no_case_has_is_corrected_once_a_case_has_one_like_it(
-    client, library, people
-):
-    search = "/en/cases/?q=bravo+zymurgy"
-    client.get(search)
-    approve_edit(library["c"], *people, summary_en="Brewing, or zymurgie, went wrong.")
-    response = client.get(search)
-    assert response["X-Cache"] == "miss" and "IL-0103" in response.content.decode()
+    assert shown in page and (gone is None or gone not in page)
 
 
 def test_reindexing_the_search_renews_every_cached_search(client, library):
@@ -327,16 +314,19 @@ def similar_library():
     return made
 
 
+def publish_new(reviewer, public_id, terms, **fields):
+    """A new case approved through the workflow."""
+    new = CaseFactory(public_id=public_id, status="in_review", with_terms=terms, **fields)
+    workflow.case_approve(case=new, user=reviewer)
+
+
 def test_a_new_case_with_fewer_shared_terms_than_the_last_similar_leaves_a_case_page_cached(
     client, similar_library, people
 ):
     _editor, reviewer = people
     page = "/en/cases/IL-0300/"
     client.get(page)
-    one_term = CaseFactory(
-        public_id="IL-0320", status="in_review", with_terms=[similar_library["terms"][0]]
-    )
-    workflow.case_approve(case=one_term, user=reviewer)
+    publish_new(reviewer, "IL-0320", similar_library["terms"][:1])
     # The finding (under load): every new case renewed every case page sharing a term.
     assert client.get(page)["X-Cache"] == "hit"
     from django.core.cache import cache
@@ -351,13 +341,7 @@ def test_a_new_case_sharing_as_many_terms_as_the_last_similar_renews_the_case_pa
     _editor, reviewer = people
     page = "/en/cases/IL-0300/"
     client.get(page)
-    both = CaseFactory(
-        public_id="IL-0321",
-        title_en="Newest twin",
-        status="in_review",
-        with_terms=similar_library["terms"][:2],
-    )
-    workflow.case_approve(case=both, user=reviewer)
+    publish_new(reviewer, "IL-0321", similar_library["terms"][:2], title_en="Newest twin")
     response = client.get(page)
     assert response["X-Cache"] == "miss" and "Newest twin" in response.content.decode()
 
@@ -371,10 +355,7 @@ def test_a_case_with_a_term_whose_recent_cases_alone_are_compared_renews_the_cas
     _editor, reviewer = people
     page = "/en/cases/IL-0300/"
     client.get(page)
-    one_term = CaseFactory(
-        public_id="IL-0322", status="in_review", with_terms=[similar_library["terms"][0]]
-    )
-    workflow.case_approve(case=one_term, user=reviewer)
+    publish_new(reviewer, "IL-0322", similar_library["terms"][:1])
     assert client.get(page)["X-Cache"] == "miss"
 
 
