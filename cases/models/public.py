@@ -2,8 +2,17 @@
 process's facet index (cases.catalogue.facet_index), and what each version changed
 (cases.catalogue.changes)."""
 
+import secrets
+
 from django.db import connections, models
 from django.db.models import F
+
+
+def first_number():
+    """Where a database's versions start: at random, far from any other database's, so
+    that a cache it shares with another database (or with an earlier one, since emptied)
+    never takes that one's pages for its own at the same number."""
+    return secrets.randbelow(2**32) << 20
 
 
 class ContentVersion(models.Model):
@@ -16,7 +25,7 @@ class ContentVersion(models.Model):
 
     ROW = 1
 
-    number = models.PositiveBigIntegerField(default=0)
+    number = models.PositiveBigIntegerField(default=first_number)
 
     class Meta:
         constraints = [models.CheckConstraint(condition=models.Q(pk=1), name="one_content_version")]

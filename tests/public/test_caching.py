@@ -175,6 +175,20 @@ def test_pages_cached_in_redis_are_shared_and_renewed_after_a_change(client, sha
     assert client.get("/en/cases/IL-0006/").status_code == 410
 
 
+def test_a_cache_shared_with_another_database_never_serves_its_pages(client, shared_redis):
+    CaseFactory(public_id="IL-0007", title_en="From the first database")
+    page = "/en/cases/IL-0007/"
+    assert "From the first database" in client.get(page).content.decode()
+    # The library starts again on a new database (same name, same Redis): its version row is
+    # made afresh, its content differs, and it moves on as changes come.
+    ContentVersion.objects.all().delete()
+    Case.objects.filter(public_id="IL-0007").update(title_en="From the second database")
+    for _change in range(10):
+        ContentVersion.bump("default")
+        # The finding: at the old database's number, its page was served as this one's.
+        assert "From the second database" in client.get(page).content.decode()
+
+
 def database_url():
     """The URL of the test database, for another process to use."""
     name = connection.settings_dict["NAME"]
