@@ -262,7 +262,7 @@ def cached_response(request, version, view, *args, **kwargs):
         response["X-Cache"] = "hit"
     else:
         shows = PageShows()
-        token = _page_shows.set(shows)
+        declaring = _page_shows.set(shows)
         try:
             response = view(request, *args, **kwargs)
             if hasattr(response, "render"):
@@ -280,7 +280,7 @@ def cached_response(request, version, view, *args, **kwargs):
                     ),
                 )
         finally:
-            _page_shows.reset(token)
+            _page_shows.reset(declaring)
             cache.delete(lock)  # (another's, if this one waited in vain: no harm)
         rendered = version
         response["X-Cache"] = "miss"
