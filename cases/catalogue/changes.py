@@ -214,19 +214,28 @@ class SimilarShown:
         return bool(shared) and any(windowed(term, using) for term in shared)
 
 
+_windowed = {}  # (alias, version, term) -> bool: asked once a version in each process
+
+
 def windowed(term_id, using):
     """Whether a term may have more cases than similar_cases compares: counted with a
     margin of as many cases as a change may have added or removed since (MOST_CASES)."""
+    from cases.caching import public_version  # it imports this module
     from cases.public.views import SIMILAR_CANDIDATES  # it imports the catalogue
 
-    margin = max(SIMILAR_CANDIDATES - MOST_CASES, 1)
-    return (
-        CaseTerm.objects.using(using)
-        .filter(term_id=term_id)
-        .order_by("-case_id")
-        .values_list("case_id", flat=True)[margin - 1 : margin]
-        .exists()
-    )
+    key = (using, public_version(), term_id)
+    if key not in _windowed:
+        if len(_windowed) > 10_000:
+            _windowed.clear()
+        margin = max(SIMILAR_CANDIDATES - MOST_CASES, 1)
+        _windowed[key] = (
+            CaseTerm.objects.using(using)
+            .filter(term_id=term_id)
+            .order_by("-case_id")
+            .values_list("case_id", flat=True)[margin - 1 : margin]
+            .exists()
+        )
+    return _windowed[key]
 
 
 @dataclass(frozen=True)
@@ -338,6 +347,13 @@ class ChangeLog:
 
 
 log = ChangeLog()
+
+
+def forget():
+    """Drop this process's memory of versions (tests: a rolled-back database may reuse a
+    version number, and its terms' ids)."""
+    log.clear()
+    _windowed.clear()
 
 
 def changes_between(using, old, new):

@@ -27,7 +27,7 @@ from django.db.models.functions import ExtractYear
 
 from cases.caching import public_version
 from cases.catalogue.changes import MOST_CASES, changes_between
-from cases.catalogue.changes import log as change_log
+from cases.catalogue.changes import forget as forget_changes
 from cases.catalogue.sharing import shared_or_built
 from cases.models import Case, CaseTerm, Organisation, Term, Vocabulary
 
@@ -363,4 +363,4 @@ def forget():
 
     _indexes.clear()
     kept.clear()
-    change_log.clear()
+    forget_changes()
