@@ -224,23 +224,38 @@ def mark_checked(key, entry, token, version, shared_at):
         cache.set(key, (rendered, version, shows, status, content_type, token), PAGE_TIMEOUT)
 
 
+def once_across_processes(lock, *, hold, wait, poll, ready):
+    """Whether this process is to do work that every process needs at the same moment
+    (build an index, render a renewed page), or another is doing it. (True, None): this
+    process took `lock` in the shared cache, for `hold` seconds at most; it does the work,
+    shares what it made and deletes the lock. (False, made): another holds the lock; once
+    it is gone, within `wait` seconds (asked every `poll`), `made` is `ready()`, what the
+    other shared, or None: then do the work anyway."""
+    if cache.add(lock, True, hold):
+        return True, None
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        time.sleep(poll)
+        if cache.get(lock) is None:
+            return False, ready()
+    return False, None
+
+
 def rendered_by_another(lock, key, version):
     """(entry, token) another process rendered for this version, if one is rendering it
-    (its `lock` taken): waited for up to RENDER_WAIT seconds. (None, None) if this process
-    is to render the page; then it holds the lock if it could take it. Readers of a page
-    that a change renewed ask for it at once, in every process: one renders it and the
-    others take its copy, rather than all of them render it at once."""
-    if cache.add(lock, True, RENDER_LOCK_SECONDS):
-        return None, None
-    deadline = time.monotonic() + RENDER_WAIT
-    while time.monotonic() < deadline:
-        time.sleep(RENDER_POLL)
-        if cache.get(lock) is None:
-            entry, token = read_entry(key)
-            if entry is not None and still_good(entry, version):
-                return entry, token
-            return None, None
-    return None, None
+    (its `lock` taken); (None, None) if this process is to render the page, holding the
+    lock if it could take it. Readers of a page that a change renewed ask for it at once,
+    in every process: one renders it and the others take its copy, rather than all of them
+    render it at once."""
+
+    def good():
+        entry, token = read_entry(key)
+        return (entry, token) if entry is not None and still_good(entry, version) else None
+
+    _taken, rendered = once_across_processes(
+        lock, hold=RENDER_LOCK_SECONDS, wait=RENDER_WAIT, poll=RENDER_POLL, ready=good
+    )
+    return rendered or (None, None)
 
 
 def cached_response(request, version, view, *args, **kwargs):

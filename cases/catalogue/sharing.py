@@ -9,11 +9,11 @@ The index is keyed by the version it holds, so a process only ever takes the ind
 the version it reads.
 """
 
-import time
-
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+
+from cases.caching import once_across_processes
 
 KEPT = 60 * 60  # seconds a shared index stays in the cache
 WAIT = 5.0  # seconds a process waits for another's index before building its own
@@ -33,22 +33,20 @@ def shared_or_built(using, version, build):
     index = cache.get(key)
     if index is not None:
         return index
-    if cache.add(f"{key}:building", 1, timeout=60):
-        try:
-            index = build(using, version)
-            cache.set(key, index, KEPT)
-        finally:
-            cache.delete(f"{key}:building")
+    lock = f"{key}:building"
+    taken, index = once_across_processes(
+        lock, hold=60, wait=WAIT, poll=POLL, ready=lambda: cache.get(key)
+    )
+    if index is not None:
         return index
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        time.sleep(POLL)
-        index = cache.get(key)
-        if index is not None:
-            return index
-        if cache.get(f"{key}:building") is None:
-            break  # its builder gave up
-    return build(using, version)
+    try:
+        index = build(using, version)
+        if taken:
+            cache.set(key, index, KEPT)
+    finally:
+        if taken:
+            cache.delete(lock)
+    return index
 
 
 def share_when_committed(using, version, build):

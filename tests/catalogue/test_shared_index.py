@@ -69,3 +69,28 @@ def test_a_transaction_that_rolls_back_shares_nothing(shared, django_capture_on_
             pass
     assert callbacks == []
     assert cache.get(f"facet-index:default:{version}") is None
+
+
+def test_a_process_waits_for_the_index_another_is_building_and_takes_it(shared):
+    import threading
+
+    from cases.catalogue.sharing import shared_or_built
+
+    CaseFactory.create_batch(2)
+    version = public_content_changed()
+    key = f"facet-index:default:{version}"
+    built = build("default", version)
+    cache.set(f"{key}:building", True)  # another process has begun to build it
+
+    def another_process_finishes():
+        cache.set(key, built)
+        cache.delete(f"{key}:building")
+
+    def never(using, version):
+        raise AssertionError("built again while another process built it")
+
+    timer = threading.Timer(0.05, another_process_finishes)
+    timer.start()
+    taken = shared_or_built("default", version, never)
+    timer.join()
+    assert index_state(taken) == index_state(built)
