@@ -18,7 +18,7 @@ from cases.catalogue.ranking import ranked_matches
 from cases.models import Case
 from cases.search.parsing import parse
 from cases.search.query import matching_entries
-from cases.search.typos import corrections
+from cases.search.typos import misspellings
 
 
 @dataclass
@@ -75,7 +75,7 @@ class SearchAnswers:
         self._fallbacks = []
         self.written_plan = self.plan
         single = [c.text for c in self.plan.clauses if len(c.own.words) == 1 and not c.own.phrase]
-        self.corrections, self.unknown_words = corrections(single, self.using, unknown_too=True)
+        self.corrections, self.unknown_words = misspellings(single, self.using)
         if self.corrections:
             self._fallbacks.append(("corrected", self.plan.with_corrections(self.corrections)))
         corrected = self._fallbacks[0][1] if self._fallbacks else self.plan

@@ -119,16 +119,21 @@ def candidates(words, using):
     return found
 
 
-def corrections(words, using, *, unknown_too=False):
+def corrections(words, using):
     """{misspelled word: the word it probably meant} for the words of `words` that begin no
-    word of the library, where a word a public case has is like enough; with `unknown_too`,
-    also the list of those words (whether corrected or not)."""
+    word of the library, where a word a public case has is like enough."""
+    return misspellings(words, using)[0]
+
+
+def misspellings(words, using):
+    """(corrections, as `corrections` gives them; the words of `words` that begin no word
+    of the library, corrected or not)."""
     words = [w for w in dict.fromkeys(words) if len(w) >= SHORTEST_WORD and not w.isdigit()]
     misspelled = unknown(words, using)
     found = candidates(misspelled, using)
     offered = {c for options in found.values() for c in options}
     if not offered:
-        return ({}, misspelled) if unknown_too else {}
+        return {}, misspelled
     public = SearchEntry.objects.using(using).public_for_search().filter(HasWord(OuterRef("word")))
     shown = set(
         SearchWord.objects.using(using)
@@ -141,4 +146,4 @@ def corrections(words, using, *, unknown_too=False):
         for word, options in found.items()
         if any(c in shown for c in options)
     }
-    return (corrected, misspelled) if unknown_too else corrected
+    return corrected, misspelled
