@@ -221,13 +221,18 @@ def run_wrk(base_url, paths_file, *, threads, connections, duration, until=None)
     ]
     began = time.monotonic()
     wrk = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if until is not None:
-        while until.poll() is None and time.monotonic() - began < STEP_TIMEOUT:
-            time.sleep(0.2)
-        ended = time.monotonic() - began
-        time.sleep(max(AFTER, duration - ended))
-        wrk.send_signal(signal.SIGINT)  # wrk stops and reports what it measured
-    stdout, stderr = wrk.communicate(timeout=STEP_TIMEOUT + 120)
+    try:
+        if until is not None:
+            while until.poll() is None and time.monotonic() - began < STEP_TIMEOUT:
+                time.sleep(0.2)
+            ended = time.monotonic() - began
+            time.sleep(max(AFTER, duration - ended))
+            wrk.send_signal(signal.SIGINT)  # wrk stops and reports what it measured
+        stdout, stderr = wrk.communicate(timeout=STEP_TIMEOUT + 120)
+    except BaseException:  # stopped (Ctrl-C) or timed out: wrk goes too
+        wrk.kill()
+        wrk.wait()
+        raise
     print(stdout, stderr, sep="\n", file=sys.stderr)
     match = re.search(r"^LOAD-RESULT (\{.*\})$", stdout, re.M)
     if wrk.returncode != 0 or not match:
