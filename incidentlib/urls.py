@@ -4,7 +4,9 @@ from django.contrib.sitemaps.views import sitemap
 from django.http import HttpResponse
 from django.urls import include, path, reverse
 from django.views.decorators.http import require_safe
+from django.views.generic import RedirectView
 
+from cases.api.app import api
 from cases.public import views as case_views
 from cases.public.sitemaps import CaseSitemap, ListSitemap
 
@@ -33,5 +35,8 @@ urlpatterns = [
     path("robots.txt", robots_txt, name="robots"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("admin/", admin.site.urls),
+    # The human docs are a page of the site, in the reader's language.
+    path("api/v1/docs", RedirectView.as_view(pattern_name="cases:api-docs"), name="api-docs"),
+    path("api/v1/", api.urls),
 ]
 urlpatterns += i18n_patterns(path("", include("cases.public.urls")), prefix_default_language=True)

@@ -100,6 +100,12 @@ def search_outcome(query):
 @cache_public_page
 def case_list_json(request):
     """The filtered list in the exchange format, a page at a time (no facets: lighter)."""
+    return JsonResponse(list_in_exchange_format(request), json_dumps_params={"ensure_ascii": False})
+
+
+def list_in_exchange_format(request):
+    """The public cases a request's query string lists, a page of them in the exchange
+    format, with links to the next and previous pages: `cases.json` and the API's list."""
     query = CatalogueQuery(request.GET)
     page = query.page()
     base = request.build_absolute_uri(request.path)
@@ -112,19 +118,16 @@ def case_list_json(request):
     ids = page.object_list
     list_shows(query, page, counted=False)
     by_pk = {case.pk: case for case in Case.objects.for_exchange().filter(pk__in=ids)}
-    return JsonResponse(
-        {
-            "count": page.paginator.count,
-            "page": page.number,
-            "pages": page.paginator.num_pages,
-            "next": page_url(page.next_page_number()) if page.has_next() else None,
-            "previous": page_url(page.previous_page_number()) if page.has_previous() else None,
-            "notices": [str(notice) for notice in query.notices],
-            "search": search_outcome(query),
-            "results": [case_to_exchange(by_pk[pk]) for pk in ids],
-        },
-        json_dumps_params={"ensure_ascii": False},
-    )
+    return {
+        "count": page.paginator.count,
+        "page": page.number,
+        "pages": page.paginator.num_pages,
+        "next": page_url(page.next_page_number()) if page.has_next() else None,
+        "previous": page_url(page.previous_page_number()) if page.has_previous() else None,
+        "notices": [str(notice) for notice in query.notices],
+        "search": search_outcome(query),
+        "results": [case_to_exchange(by_pk[pk]) for pk in ids],
+    }
 
 
 def public_case(public_id, queryset):
@@ -285,11 +288,18 @@ def similar_cases(case, limit=SIMILAR_CASES):
 @require_safe
 @cache_public_page
 def case_detail_json(request, public_id):
+    status, data = case_in_exchange_format(public_id)
+    return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
+
+
+def case_in_exchange_format(public_id):
+    """(status, data): a public case in the exchange format (200), or a withdrawn one's id
+    (410); Http404 for any other id. `<id>.json` and the API's case."""
     case = public_case(public_id, Case.objects.live().for_exchange())
     page_shows(cases=[case.pk])
     if case.status == Case.Status.WITHDRAWN:
-        return JsonResponse({"id": case.public_id, "status": "withdrawn"}, status=410)
-    return JsonResponse(case_to_exchange(case), json_dumps_params={"ensure_ascii": False})
+        return 410, {"id": case.public_id, "status": "withdrawn"}
+    return 200, case_to_exchange(case)
 
 
 @require_safe

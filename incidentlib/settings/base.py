@@ -95,6 +95,8 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before anything that reads the database: a client over its limit costs nothing more.
+    "cases.api.middleware.ApiMiddleware",
     "incidentlib.middleware.StatementTimeoutMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -167,6 +169,11 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # The bulk data file (cases.open_data); every app server must reach the same one.
+    "open_data": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": os.environ.get("OPEN_DATA_DIR", str(VAR_DIR / "open-data"))},
+    },
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
@@ -253,6 +260,12 @@ TRUSTED_PROXY_NETWORKS = env_list(
 # the same transaction discipline as everything else, until a `manage.py db_worker` process
 # runs them: no broker to run, and a deferred task (`run_after`) survives restarts.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+# The bulk data and the change feed are rebuilt by the worker this many seconds after a
+# change (the changes in between wait for the same build).
+OPEN_DATA_REBUILD = True
+OPEN_DATA_REBUILD_DELAY = int(os.environ.get("OPEN_DATA_REBUILD_DELAY", "10"))
+# Requests to /api/ from one address in a minute (429 with Retry-After past it).
+API_REQUESTS_PER_MINUTE = int(os.environ.get("API_REQUESTS_PER_MINUTE", "120"))
 
 # The address emails link to (the admin's pages): the site as its editors reach it.
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")

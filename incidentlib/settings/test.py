@@ -1,6 +1,7 @@
 """The test suite: fast hashing, in-memory SQLite unless DATABASE_URL says otherwise."""
 
 import os
+import tempfile
 
 from .base import *  # noqa: F403
 from .base import database_from_env
@@ -34,3 +35,9 @@ READ_REPLICA_ENABLED = False
 PUBLIC_STATEMENT_TIMEOUT_MS = 0
 ADMIN_STATEMENT_TIMEOUT_MS = 0
 IMPORT_NICENESS = 0  # tests that need it set it; a niced thread cannot always be restored
+
+# Tests of the bulk data turn its rebuilds on; others' tasks stay as they were.
+OPEN_DATA_REBUILD = False
+STORAGES["open_data"]["OPTIONS"]["location"] = tempfile.mkdtemp(prefix="il-open-data-")  # noqa: F405
+# Tests make many requests from one address; the rate limit's own tests set theirs.
+API_REQUESTS_PER_MINUTE = 100_000

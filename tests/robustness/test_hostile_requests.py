@@ -13,6 +13,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cases import open_data
 from cases.models import Case, Vocabulary
 from cases.search.text import refresh_search_text
 from tests.factories import (
@@ -60,6 +61,17 @@ PUBLIC_PATHS = [
     "/en/feed.atom",
     "/ko/feed.atom",
     "/en/preview/{pk}/",
+    "/en/api/",
+    "/ko/api/",
+    "/api/v1/docs",
+    "/api/v1/openapi.json",
+    "/api/v1/cases",
+    "/api/v1/cases/{id}",
+    "/api/v1/terms",
+    "/api/v1/organisations",
+    "/api/v1/changes",
+    "/api/v1/bulk",
+    "/api/v1/cases.jsonl.gz",
 ]
 KNOWN_PARAMETERS = [
     "cause",
@@ -76,6 +88,8 @@ KNOWN_PARAMETERS = [
     "page",
     "expand",
     "tab",
+    "since",
+    "after",
 ]
 HOSTILE_VALUES = [
     "",
@@ -213,12 +227,15 @@ def library():
         SourceFactory(case=case)
         CaseStepFactory(case=case)
     refresh_search_text(Case.objects.all())
+    open_data.build()  # as the worker has after the changes: the bulk data answers
     return Case.objects.get(public_id=DRAFT)
 
 
 def get(client, path, query=""):
     response = client.get(f"{path}?{query}" if query else path)
     assert response.status_code < 500, (path, query, response.status_code)
+    if response.streaming:  # the bulk file: read to its end, it is closed
+        b"".join(response.streaming_content)
     return response
 
 
@@ -243,7 +260,10 @@ def test_any_query_string_on_the_korean_list(library, query):
 @given(
     name=st.sampled_from(KNOWN_PARAMETERS),
     value=st.sampled_from(HOSTILE_VALUES + INVALID_UTF8),
-    template=st.sampled_from(["/en/cases/", "/en/cases.json", "/en/graph/", "/en/graph.json"]),
+    template=st.sampled_from(
+        ["/en/cases/", "/en/cases.json", "/en/graph/", "/en/graph.json", "/api/v1/cases"]
+        + ["/api/v1/changes"]
+    ),
 )
 def test_each_known_parameter_with_each_hostile_value(library, name, value, template):
     value = value if value in INVALID_UTF8 else encoded(value)
@@ -251,9 +271,14 @@ def test_each_known_parameter_with_each_hostile_value(library, name, value, temp
 
 
 @HOSTILE
-@given(case_id=case_ids, suffix=st.sampled_from(["/", ".json"]), query=query_strings)
-def test_any_case_id_on_the_case_page_and_its_json(library, case_id, suffix, query):
-    response = get(Client(), f"/en/cases/{case_id}{suffix}", query)
+@given(
+    case_id=case_ids,
+    where=st.sampled_from(["/en/cases/{}/", "/en/cases/{}.json", "/api/v1/cases/{}"]),
+    query=query_strings,
+)
+def test_any_case_id_on_the_case_page_its_json_and_the_api(library, case_id, where, query):
+    response = get(Client(), where.format(case_id), query)
+    suffix = where
     expected = {PUBLISHED: 200, WITHDRAWN: 410}.get(case_id, 404)
     assert response.status_code == expected, (case_id, suffix)
 

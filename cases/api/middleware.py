@@ -1,0 +1,38 @@
+"""What every answer under /api/ has: CORS for reading from any origin, and a per-address
+rate limit (incidentlib.ratelimit) counted before anything else is done."""
+
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
+
+from incidentlib.ratelimit import Limit, too_many
+
+API_PREFIX = "/api/"
+READ_METHODS = "GET, HEAD, OPTIONS"
+# What a browser's script may send (If-None-Match for its 304s) and read of an answer.
+ALLOWED_HEADERS = "Accept, Accept-Language, If-None-Match, If-Modified-Since"
+EXPOSED_HEADERS = "ETag, Last-Modified, Retry-After, Content-Digest"
+PREFLIGHT_MAX_AGE = 86400
+
+
+class ApiMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not request.path.startswith(API_PREFIX):
+            return self.get_response(request)
+        limit = Limit("api", settings.API_REQUESTS_PER_MINUTE, 60)
+        if wait := limit.wait(request):
+            body = {"detail": f"Too many requests from this address. Try again in {wait} s."}
+            response = too_many(JsonResponse(body), wait)
+        elif request.method == "OPTIONS":
+            response = HttpResponse(status=204)
+            response["Access-Control-Allow-Methods"] = READ_METHODS
+            response["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
+            response["Access-Control-Max-Age"] = str(PREFLIGHT_MAX_AGE)
+        else:
+            response = self.get_response(request)
+        # No credentials are ever read: any origin may read what anyone may.
+        response["Access-Control-Allow-Origin"] = "*"
+        response["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
+        return response
