@@ -24,7 +24,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.db import InterfaceError, OperationalError, router
+from django.db import InterfaceError, OperationalError, router, transaction
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import quote_etag
@@ -79,10 +79,12 @@ def public_content_changed(before=None):
     one of everything. Returns the new version.
     """
     from cases.catalogue.changes import record  # it imports the models
+    from cases.open_data import rebuild_soon
 
     using = router.db_for_write(ContentVersion)
     version = ContentVersion.bump(using)
     record(version, before, using)
+    transaction.on_commit(rebuild_soon, using=using)  # the bulk data and the change feed
     return version
 
 

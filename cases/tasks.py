@@ -104,3 +104,12 @@ def run_scheduled_transition(schedule_id):
     from cases.editorial import scheduling
 
     return scheduling.schedule_run(schedule_id=schedule_id)
+
+
+@task
+def rebuild_open_data():
+    """The bulk file and the change feed, brought up to the current public content."""
+    from cases import open_data
+
+    built = open_data.build()
+    return None if built is None else {"version": built.version, "cases": built.cases}

@@ -13,6 +13,7 @@ from .catalogue import (
     Vocabulary,
 )
 from .editorial import CaseTransition, CaseVersion, TermRedirect
+from .open_data import BulkBuild, PublishedRecord
 from .preferences import EditorPreference
 from .public import ContentVersion, PublicChange
 from .review import CaseComment, CasePresence, CommentReply, ReviewClaim
@@ -25,6 +26,7 @@ __all__ = [
     "CASE_ID_RE",
     "LIST_VOCABULARIES",
     "SLUG_RE",
+    "BulkBuild",
     "Case",
     "CaseComment",
     "CasePresence",
@@ -40,6 +42,7 @@ __all__ = [
     "Organisation",
     "PendingImport",
     "PublicChange",
+    "PublishedRecord",
     "ScheduledTransition",
     "SearchEntry",
     "SearchWord",

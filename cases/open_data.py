@@ -1,0 +1,179 @@
+"""The library as data: the bulk file of every public case and the change feed a mirror
+follows, both brought up to date by a background task after changes, never by a request.
+
+A build reads what changed since the last one (the PublicChange rows between their
+content versions; every case when that is unknown), writes each changed case's line to
+its PublishedRecord, marks the ids that left the public withdrawn, and, if anything
+changed, writes `cases.jsonl.gz` again from the records: one case a line in the exchange
+format, ordered by id. The records' `modified` times are the change feed
+(/api/v1/changes); the build's time is how far the feed is complete.
+"""
+
+import gzip
+import hashlib
+import io
+import json
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import storages
+from django.db import router, transaction
+from django.db.models import Max, Min
+from django.utils import timezone
+
+from cases.exchange.serialize import case_to_exchange
+from cases.models import BulkBuild, Case, ContentVersion, PublicChange, PublishedRecord
+
+BULK_NAME = "cases.jsonl.gz"
+READ_BATCH = 500  # cases serialised at a time: memory stays flat at any library size
+# Builds kept besides the newest (a mirror mid-download keeps its file for a while).
+KEEP_BUILDS = 3
+
+
+def storage():
+    return storages["open_data"]
+
+
+def latest_build(using=None):
+    return BulkBuild.objects.using(using or router.db_for_read(BulkBuild)).order_by("-pk").first()
+
+
+def changed_case_pks(using, since_version, version):
+    """The primary keys of the cases changed after `since_version` up to `version`, or
+    None when that is not known (a change of everything, or rows since pruned)."""
+    if since_version is None:
+        return None
+    rows = PublicChange.objects.using(using).filter(version__gt=since_version, version__lte=version)
+    span = rows.aggregate(first=Min("version"), last=Max("version"))
+    if span["first"] is None:
+        return set()
+    if span["first"] != since_version + 1 or rows.filter(case_id__isnull=True).exists():
+        return None
+    return set(rows.values_list("case_id", flat=True))
+
+
+def line_of(case):
+    return json.dumps(case_to_exchange(case), ensure_ascii=False, sort_keys=True)
+
+
+def fingerprint(line):
+    return hashlib.sha256(line.encode()).hexdigest()
+
+
+def build(using="default"):
+    """Bring the records and the bulk file up to the current content version; the new
+    BulkBuild, or None when nothing changed since the last build."""
+    with transaction.atomic(using=using):
+        # One build at a time: the newest build row is the lock (the first build locks
+        # the version row instead).
+        last = BulkBuild.objects.using(using).select_for_update().order_by("-pk").first()
+        if last is None:
+            ContentVersion.objects.using(using).select_for_update().filter(pk=1).first()
+        version = ContentVersion.current(using)
+        if last is not None and last.version == version:
+            return None
+        now = timezone.now()
+        pks = changed_case_pks(using, last.version if last else None, version)
+        changed = follow(using, pks, now)
+        if last is not None and not changed:
+            last.version = version
+            last.built_at = now
+            last.save(update_fields=["version", "built_at"])
+            return last
+        return write_bulk(using, version, now)
+
+
+def follow(using, pks, now):
+    """Update the records of the cases with these primary keys (every case's if None);
+    how many records changed."""
+    cases = Case.objects.using(using).filter(draft_of__isnull=True)
+    records = PublishedRecord.objects.using(using)
+    if pks is not None:
+        cases = cases.filter(pk__in=pks)
+        records = records.filter(case_pk__in=pks)
+    known = {record.case_pk: record for record in records}
+    changed, seen_public = 0, set()
+    public = cases.public().for_exchange().order_by("pk")
+    for start in range(0, public.count() + READ_BATCH, READ_BATCH):
+        batch = list(public[start : start + READ_BATCH])
+        if not batch:
+            break
+        for case in batch:
+            seen_public.add(case.pk)
+            changed += keep(using, known.get(case.pk), case, line_of(case), now)
+    for case_pk, record in known.items():
+        if case_pk not in seen_public and record.state == PublishedRecord.State.PUBLISHED:
+            record.state, record.line, record.modified = PublishedRecord.State.WITHDRAWN, "", now
+            record.fingerprint = fingerprint("")
+            record.save(using=using)
+            changed += 1
+    return changed
+
+
+def keep(using, record, case, line, now):
+    """Write a public case's line to its record; 1 if that changed the record, else 0."""
+    digest = fingerprint(line)
+    if record is None:
+        # An id published again after its record was removed, or a case that took over an
+        # id (its old row deleted): the id's record is one, whoever holds it now.
+        record = PublishedRecord.objects.using(using).filter(public_id=case.public_id).first()
+    if record is not None and record.fingerprint == digest and record.case_pk == case.pk:
+        return 0
+    record = record or PublishedRecord(public_id=case.public_id)
+    record.case_pk, record.state = case.pk, PublishedRecord.State.PUBLISHED
+    record.modified, record.published = now, case.published_at
+    record.fingerprint, record.line = digest, line
+    record.save(using=using)
+    return 1
+
+
+def write_bulk(using, version, now):
+    """Write the bulk file from the published records; the BulkBuild that names it."""
+    raw = io.BytesIO()
+    count = 0
+    # mtime fixed: the same cases give the same bytes, and the same digest.
+    with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as packed:
+        lines = (
+            PublishedRecord.objects.using(using)
+            .filter(state=PublishedRecord.State.PUBLISHED)
+            .order_by("public_id")
+            .values_list("line", flat=True)
+        )
+        for line in lines.iterator(chunk_size=READ_BATCH):
+            packed.write(line.encode() + b"\n")
+            count += 1
+    data = raw.getvalue()
+    name = f"builds/{now:%Y%m%dT%H%M%S%f}-{BULK_NAME}"
+    name = storage().save(name, ContentFile(data))
+    built = BulkBuild.objects.using(using).create(
+        version=version,
+        built_at=now,
+        name=name,
+        sha256=hashlib.sha256(data).hexdigest(),
+        size=len(data),
+        cases=count,
+    )
+    for old in BulkBuild.objects.using(using).order_by("-pk")[KEEP_BUILDS + 1 :]:
+        transaction.on_commit(lambda name=old.name: storage().delete(name), using=using)
+        old.delete()
+    return built
+
+
+def rebuild_soon():
+    """After a commit that changed the public content: a build in a little while (the
+    changes of the next seconds wait for the same one), unless one is already waiting."""
+    if not settings.OPEN_DATA_REBUILD:
+        return
+    from django.tasks import TaskResultStatus
+    from django_tasks_db.models import DBTaskResult
+
+    from cases.tasks import rebuild_open_data
+
+    waiting = DBTaskResult.objects.filter(
+        task_path=rebuild_open_data.module_path, status=TaskResultStatus.READY
+    )
+    if waiting.exists():
+        return
+    delay = timedelta(seconds=settings.OPEN_DATA_REBUILD_DELAY)
+    rebuild_open_data.using(run_after=timezone.now() + delay).enqueue()
