@@ -244,12 +244,15 @@ def case_approve(*, case, user, note="", confirm_stale_korean=False):
 # --- many cases at once: imports and restores ------------------------------------------
 
 
-def imported_state(status):
-    """The editorial columns of a case an import creates with `status`."""
-    return {
-        "status": status,
-        "published_at": timezone.now() if status == Status.PUBLISHED else None,
-    }
+def imported_state(status, *own_times):
+    """The editorial columns of a case an import creates with `status`. A published one
+    was published at the first of `own_times` its data gives (when it was reviewed, last
+    updated): the feed and the sitemap date it by its own history, and by the import only
+    when its data gives no time at all."""
+    published_at = None
+    if status == Status.PUBLISHED:
+        published_at = next((moment for moment in own_times if moment), None) or timezone.now()
+    return {"status": status, "published_at": published_at}
 
 
 def record_import(*, created, updated, status, user=None, note=""):

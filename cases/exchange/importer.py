@@ -385,15 +385,12 @@ class CaseImporter:
                 to_update.append((case, data))
                 result.updated.append(data["id"])
 
-        editorial = imported_state(self.status)
-        created_pks = create_cases(
-            to_create,
-            lambda item: (
-                case_columns(item[0], orgs, terms, words[item[0]["id"]])
-                | editorial
-                | {"import_fingerprint": item[1]}
-            ),
-        )
+        def new_case(item):
+            columns = case_columns(item[0], orgs, terms, words[item[0]["id"]])
+            editorial = imported_state(self.status, columns["reviewed_at"], columns["updated_at"])
+            return columns | editorial | {"import_fingerprint": item[1]}
+
+        created_pks = create_cases(to_create, new_case)
         for case, data in to_update:
             fill_case(case, data, orgs, terms, words[data["id"]])
         written_data = [data for data, _ in to_create] + [data for _, data in to_update]

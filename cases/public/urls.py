@@ -1,5 +1,6 @@
 from django.urls import path, register_converter
 
+from cases.api.docs import api_docs
 from cases.public import feeds, views
 from cases.rules import CASE_ID_PATTERN
 
@@ -27,4 +28,5 @@ urlpatterns = [
     path("graph.json", views.graph_json, name="graph-json"),
     path("feed.atom", feeds.LatestCasesFeed(), name="feed"),
     path("preview/<int:pk>/", views.case_preview, name="preview"),
+    path("api/", api_docs, name="api-docs"),
 ]
