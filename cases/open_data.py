@@ -18,7 +18,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
-from django.db import router, transaction
+from django.db import connections, router, transaction
 from django.db.models import Max, Min
 from django.utils import timezone
 
@@ -65,11 +65,8 @@ def build(using="default"):
     """Bring the records and the bulk file up to the current content version; the new
     BulkBuild, or None when nothing changed since the last build."""
     with transaction.atomic(using=using):
-        # One build at a time: the newest build row is the lock (the first build locks
-        # the version row instead).
-        last = BulkBuild.objects.using(using).select_for_update().order_by("-pk").first()
-        if last is None:
-            ContentVersion.objects.using(using).select_for_update().filter(pk=1).first()
+        one_build_at_a_time(using)
+        last = BulkBuild.objects.using(using).order_by("-pk").first()
         version = ContentVersion.current(using)
         if last is not None and last.version == version:
             return None
@@ -82,6 +79,19 @@ def build(using="default"):
             last.save(update_fields=["version", "built_at"])
             return last
         return write_bulk(using, version, now)
+
+
+# An advisory lock's key: any number of our own (cases.exchange.locking has the import's).
+BUILD_LOCK_KEY = 0x1B_0DA7A
+
+
+def one_build_at_a_time(using):
+    """Wait for any other build to commit (PostgreSQL: an advisory lock for the
+    transaction, which no public writer takes; SQLite lets one writer in at a time)."""
+    connection = connections[using]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [BUILD_LOCK_KEY])
 
 
 def follow(using, pks, now):

@@ -263,7 +263,7 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["d
 # The bulk data and the change feed are rebuilt by the worker this many seconds after a
 # change (the changes in between wait for the same build).
 OPEN_DATA_REBUILD = True
-OPEN_DATA_REBUILD_DELAY = int(os.environ.get("OPEN_DATA_REBUILD_DELAY", "10"))
+OPEN_DATA_REBUILD_DELAY = int(os.environ.get("OPEN_DATA_REBUILD_DELAY", "60"))
 # Requests to /api/ from one address in a minute (429 with Retry-After past it).
 API_REQUESTS_PER_MINUTE = int(os.environ.get("API_REQUESTS_PER_MINUTE", "120"))
 

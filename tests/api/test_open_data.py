@@ -211,3 +211,26 @@ def test_changes_enqueue_one_build_in_a_little_while_which_the_worker_runs(
     build = BulkBuild.objects.latest()
     assert build.cases == 0
     assert {c["state"] for c in client.get("/api/v1/changes").json()["changes"]} == {"withdrawn"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_builds_at_once_write_one(client):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection, connections
+
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite lets one writer in at a time by itself")
+    cases(1, 2, 3)
+
+    def build_in_own_connection():
+        try:
+            return open_data.build()
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda _n: build_in_own_connection(), range(2)))
+    assert sum(result is not None for result in results) == 1
+    assert BulkBuild.objects.count() == 1
+    assert mirror(client)[0] == {"IL-0001", "IL-0002", "IL-0003"}
