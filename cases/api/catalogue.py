@@ -71,7 +71,12 @@ class Missing(Schema):
     detail: str
 
 
-@router.get("/cases", response=CaseList, summary="List and search the public cases")
+@router.get(
+    "/cases",
+    response=CaseList,
+    summary="List and search the public cases",
+    operation_id="list_cases",
+)
 @decorate_view(cache_public_page)
 def list_cases(request, filters: Query[CaseFilters]):
     """The public cases the filters select, 20 a page, newest first (or as `sort` says),
@@ -82,6 +87,7 @@ def list_cases(request, filters: Query[CaseFilters]):
 
 @router.get(
     "/cases/{case_id}",
+    operation_id="get_case",
     response={200: dict, 404: Missing, 410: Gone},
     summary="One case in the exchange format",
 )
@@ -118,7 +124,9 @@ def names_page(request, rows, count):
     return number, pages, rows[start : start + NAMES_PER_PAGE]
 
 
-@router.get("/terms", response=TermPage, summary="The taxonomy's public terms")
+@router.get(
+    "/terms", response=TermPage, summary="The taxonomy's public terms", operation_id="list_terms"
+)
 @decorate_view(cache_public_page)
 def list_terms(request, page: str | None = None):
     """Every term some public case has, by vocabulary and slug, with labels in both
@@ -170,7 +178,12 @@ class OrganisationPage(Schema):
     results: list[OrganisationOut]
 
 
-@router.get("/organisations", response=OrganisationPage, summary="The public organisations")
+@router.get(
+    "/organisations",
+    response=OrganisationPage,
+    summary="The public organisations",
+    operation_id="list_organisations",
+)
 @decorate_view(cache_public_page)
 def list_organisations(request, page: str | None = None):
     """Every organisation some public case is of, by name, with its public cases' count."""

@@ -41,7 +41,12 @@ class BulkInfo(Schema):
     built_at: datetime = Field(description="When the file was last brought up to date.")
 
 
-@router.get("/bulk", response={200: BulkInfo, 503: Problem}, summary="About the bulk file")
+@router.get(
+    "/bulk",
+    response={200: BulkInfo, 503: Problem},
+    summary="About the bulk file",
+    operation_id="bulk_info",
+)
 def bulk_info(request):
     """Where the bulk file is, its SHA-256 and size, how many cases it holds and when it
     was last brought up to date (a few seconds after each change)."""
@@ -61,6 +66,7 @@ def bulk_info(request):
 
 @router.get(
     "/cases.jsonl.gz",
+    operation_id="bulk_file",
     response={200: None, 304: None, 503: Problem},
     summary="Every public case, one a line (gzip)",
     openapi_extra={
@@ -139,6 +145,7 @@ def utc(moment):
 
 @router.get(
     "/changes",
+    operation_id="changes",
     response={200: ChangeFeed, 400: Problem, 503: Problem},
     summary="What changed since a time (OSV-style)",
 )

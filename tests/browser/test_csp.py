@@ -44,7 +44,7 @@ def visit(page, url):
 
 
 def test_public_pages_break_no_rule(watched, bundled_site):
-    for path in ["/en/cases/", "/ko/cases/IL-0585/", "/en/no-such-page/"]:
+    for path in ["/en/cases/", "/ko/cases/IL-0585/", "/en/no-such-page/", "/ko/api/"]:
         visit(watched, f"{bundled_site}{path}")
     # The graph page's scripts run (cytoscape draws) and its one <style> rule is allowed.
     visit(watched, f"{bundled_site}/en/graph/?tab=component")
