@@ -67,8 +67,8 @@ class Gone(Schema):
     status: str = Field(description="withdrawn")
 
 
-class Missing(Schema):
-    detail: str
+class Problem(Schema):
+    detail: str = Field(description="What went wrong, for a person to read.")
 
 
 @router.get(
@@ -88,7 +88,7 @@ def list_cases(request, filters: Query[CaseFilters]):
 @router.get(
     "/cases/{case_id}",
     operation_id="get_case",
-    response={200: dict, 404: Missing, 410: Gone},
+    response={200: dict, 404: Problem, 410: Gone},
     summary="One case in the exchange format",
 )
 @decorate_view(cache_public_page)
@@ -109,11 +109,13 @@ class TermOut(Schema):
     cases: int = Field(description="Public cases with the term.")
 
 
-class TermPage(Schema):
+class NamesPage[Item](Schema):
+    """A page of terms or organisations."""
+
     count: int
     page: int
     pages: int
-    results: list[TermOut]
+    results: list[Item]
 
 
 def names_page(request, rows, count):
@@ -125,7 +127,10 @@ def names_page(request, rows, count):
 
 
 @router.get(
-    "/terms", response=TermPage, summary="The taxonomy's public terms", operation_id="list_terms"
+    "/terms",
+    response=NamesPage[TermOut],
+    summary="The taxonomy's public terms",
+    operation_id="list_terms",
 )
 @decorate_view(cache_public_page)
 def list_terms(request, page: str | None = None):
@@ -171,16 +176,9 @@ class OrganisationOut(Schema):
     cases: int = Field(description="Its public cases.")
 
 
-class OrganisationPage(Schema):
-    count: int
-    page: int
-    pages: int
-    results: list[OrganisationOut]
-
-
 @router.get(
     "/organisations",
-    response=OrganisationPage,
+    response=NamesPage[OrganisationOut],
     summary="The public organisations",
     operation_id="list_organisations",
 )

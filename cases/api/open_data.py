@@ -10,6 +10,7 @@ from django.utils.http import http_date, quote_etag
 from ninja import Field, Router, Schema
 
 from cases import open_data
+from cases.api.catalogue import Problem
 from cases.models import PublishedRecord
 
 router = Router(tags=["open data"])
@@ -27,10 +28,6 @@ def not_built_yet():
     response = json({"detail": "The bulk data is being built. Try again in a minute."}, 503)
     response["Retry-After"] = str(BUILD_PENDING_RETRY)
     return response
-
-
-class Problem(Schema):
-    detail: str
 
 
 class BulkInfo(Schema):

@@ -120,8 +120,8 @@ def test_a_mirror_following_the_feed_ends_with_the_public_library(client, editor
 
     workflow.case_withdraw(case=second, user=reviewer, note="Not an incident.")
     approve_edit(third, editor, reviewer, title_en="Renamed")
-    new = CaseFactory(public_id="IL-0004")
-    public_change(new)
+    new = CaseFactory(public_id="IL-0004", status=Case.Status.IN_REVIEW, published_at=None)
+    workflow.case_approve(case=new, user=reviewer)
     open_data.build()
     body = client.get(f"/api/v1/changes?since={until}").json()
     changed = {change["id"]: change["state"] for change in body["changes"]}
