@@ -108,8 +108,11 @@ def run_scheduled_transition(schedule_id):
 
 @task
 def rebuild_open_data():
-    """The bulk file and the change feed, brought up to the current public content."""
+    """The bulk file and the change feed, brought up to the current public content, below
+    the app servers' priority (as an import runs)."""
     from cases import open_data
+    from cases.exchange.priority import below_readers
 
-    built = open_data.build()
+    with below_readers():
+        built = open_data.build()
     return None if built is None else {"version": built.version, "cases": built.cases}
