@@ -6,7 +6,7 @@ import functools
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from cases.caching import cache_public_page
+from cases.caching import cache_public_page, page_shows
 
 
 @functools.cache
@@ -58,5 +58,6 @@ def type_of(schema):
 @require_safe
 @cache_public_page
 def api_docs(request):
+    page_shows()  # no case's change changes it
     info, found = operations()
     return render(request, "cases/api_docs.html", {"info": info, "operations": found})

@@ -30,9 +30,30 @@ class ApiMiddleware:
             response["Access-Control-Allow-Methods"] = READ_METHODS
             response["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
             response["Access-Control-Max-Age"] = str(PREFLIGHT_MAX_AGE)
+        elif request.method == "HEAD":
+            # As Django's own views do: HEAD is GET, without its body (the headers, the
+            # bulk file's length and digest among them, stay).
+            request.method = "GET"
+            response = without_body(self.get_response(request))
         else:
             response = self.get_response(request)
         # No credentials are ever read: any origin may read what anyone may.
         response["Access-Control-Allow-Origin"] = "*"
         response["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
         return response
+
+
+def without_body(response):
+    if response.streaming:
+        stream = getattr(response, "file_to_stream", None)
+        if stream is not None:
+            stream.close()  # the bulk file, opened for nothing
+        headless = HttpResponse(status=response.status_code)
+        for name, value in response.items():
+            headless[name] = value
+        return headless
+    length = response.get("Content-Length")
+    response.content = b""
+    if length is not None:
+        response["Content-Length"] = length
+    return response

@@ -185,3 +185,11 @@ def test_the_docs_page_lists_every_endpoint_in_both_languages(client):
         for path in ("/api/v1/cases", "/api/v1/changes", "/api/v1/terms", "/api/v1/bulk"):
             assert path in page
         assert "cdn" not in page.lower()
+
+
+def test_head_is_answered_as_get_without_a_body(client, library):
+    for url in ("/api/v1/cases", "/api/v1/cases/IL-0003", "/api/v1/terms"):
+        head, get = client.head(url), client.get(url)
+        assert head.status_code == 200, url
+        assert head["ETag"] == get["ETag"]
+        assert head.content == b""

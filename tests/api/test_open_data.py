@@ -100,6 +100,9 @@ def test_the_bulk_file_holds_every_public_case_with_its_digest(client):
     assert response["Content-Digest"].startswith("sha-256=:")
     again = client.get("/api/v1/cases.jsonl.gz", HTTP_IF_NONE_MATCH=response["ETag"])
     assert again.status_code == 304
+    head = client.head("/api/v1/cases.jsonl.gz")  # a mirror checks before it downloads
+    assert head.status_code == 200 and head.content == b""
+    assert head["ETag"] == response["ETag"] and head["Content-Length"] == str(len(data))
 
 
 def test_a_request_never_builds(client, django_assert_max_num_queries):
