@@ -12,6 +12,7 @@ from .catalogue import (
     Term,
     Vocabulary,
 )
+from .contributions import Suggestion
 from .editorial import CaseTransition, CaseVersion, TermRedirect
 from .preferences import EditorPreference
 from .public import ContentVersion, PublicChange
@@ -45,6 +46,7 @@ __all__ = [
     "SearchWord",
     "ReviewClaim",
     "Source",
+    "Suggestion",
     "Term",
     "TermRedirect",
     "Vocabulary",

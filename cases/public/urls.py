@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from cases.public import feeds, views
+from cases.public import feeds, suggest, views
 from cases.rules import CASE_ID_PATTERN
 
 
@@ -27,4 +27,6 @@ urlpatterns = [
     path("graph.json", views.graph_json, name="graph-json"),
     path("feed.atom", feeds.LatestCasesFeed(), name="feed"),
     path("preview/<int:pk>/", views.case_preview, name="preview"),
+    path("suggest/", suggest.suggest, name="suggest"),
+    path("suggest/thanks/", suggest.suggest_thanks, name="suggest-thanks"),
 ]
