@@ -28,6 +28,7 @@ from cases.rules import MAX_NAME_LENGTH, MAX_SLUG_LENGTH, MAX_TITLE_LENGTH
 
 Status = Suggestion.Status
 MAX_REASON_LENGTH = 2_000
+WIDE = forms.TextInput(attrs={"class": "vTextField"})
 
 
 class AcceptForm(forms.Form):
@@ -40,7 +41,10 @@ class AcceptForm(forms.Form):
         widget=AutocompleteSelect(Case._meta.get_field("org"), admin.site),
     )
     new_org_name = forms.CharField(
-        label=gettext_lazy("or a new organisation"), required=False, max_length=MAX_NAME_LENGTH
+        label=gettext_lazy("or a new organisation"),
+        required=False,
+        max_length=MAX_NAME_LENGTH,
+        widget=WIDE,
     )
     new_org_slug = forms.CharField(
         label=gettext_lazy("its slug"),
@@ -49,10 +53,16 @@ class AcceptForm(forms.Form):
         help_text=gettext_lazy("Made from the name if left empty; needed for a name in Hangul."),
     )
     title_en = forms.CharField(
-        label=gettext_lazy("Title (English)"), required=False, max_length=MAX_TITLE_LENGTH
+        label=gettext_lazy("Title (English)"),
+        required=False,
+        max_length=MAX_TITLE_LENGTH,
+        widget=WIDE,
     )
     title_ko = forms.CharField(
-        label=gettext_lazy("Title (Korean)"), required=False, max_length=MAX_TITLE_LENGTH
+        label=gettext_lazy("Title (Korean)"),
+        required=False,
+        max_length=MAX_TITLE_LENGTH,
+        widget=WIDE,
     )
     date = forms.DateField(
         label=gettext_lazy("Date"),
@@ -88,7 +98,7 @@ class RejectForm(forms.Form):
     reason = forms.CharField(
         label=gettext_lazy("Reason"),
         max_length=MAX_REASON_LENGTH,
-        widget=forms.Textarea(attrs={"rows": 3}),
+        widget=forms.Textarea(attrs={"rows": 3, "class": "vLargeTextField"}),
         error_messages={"required": gettext_lazy("Say why the suggestion is rejected.")},
     )
 
@@ -106,7 +116,7 @@ class DuplicateForm(forms.Form):
         label=gettext_lazy("Note"),
         required=False,
         max_length=MAX_REASON_LENGTH,
-        widget=forms.Textarea(attrs={"rows": 2}),
+        widget=forms.Textarea(attrs={"rows": 2, "class": "vLargeTextField"}),
     )
 
 
