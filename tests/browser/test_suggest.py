@@ -11,7 +11,9 @@ from tests.factories import CaseFactory, OrganisationFactory, SourceFactory, Use
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SUGGESTED = "https://www.status.example-cloud.com/incidents/2025-03-01-queue-backlog/?utm_source=feed"
+SUGGESTED = (
+    "https://www.status.example-cloud.com/incidents/2025-03-01-queue-backlog/?utm_source=feed"
+)
 CITED = "https://status.example-cloud.com/archive/2025-03-01-queue-backlog.html"
 
 
