@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from django.utils.translation import gettext_lazy as _
 
 from cases.models import Case, Source, Suggestion
+from cases.rules import MAX_URL_LENGTH
 
 TRACKING_PARAMETERS = re.compile(r"^(utm_.*|fbclid|gclid)$", re.IGNORECASE)
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -70,9 +71,10 @@ def parse_address(url):
 
 
 def address_key(url):
-    """The address's key (see the module); the address itself, stripped, if it is none."""
+    """The address's key (see the module); the address itself, stripped, if it is none.
+    Cut to the longest address stored: re-encoding a query can lengthen it."""
     address = parse_address(url)
-    return address.key if address else url.strip()
+    return (address.key if address else url.strip())[:MAX_URL_LENGTH]
 
 
 def likeness(suggested, other):

@@ -7,6 +7,8 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import translation
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cases.models import Suggestion
 from tests.contributions.forms import issued, suggestion_data
@@ -132,6 +134,30 @@ def test_the_size_limits_are_written_in_the_help_text(client):
     html = client.get(suggest_url()).content.decode()
     for words in ("At most 1,000 characters", "at most 200 characters", "At most 5,000 characters"):
         assert words in html
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    field=st.sampled_from(["source_url", "organisation", "date", "note", "email"]),
+    value=st.one_of(
+        st.text(max_size=1200).map(lambda text: text.replace("\x00", "")),
+        st.text(max_size=300).map(lambda text: "https://example.org/" + text.replace("\x00", "")),
+    ),
+)
+def test_whatever_is_typed_the_answer_is_the_form_or_thanks_never_an_error(client, field, value):
+    from django.core.cache import cache
+
+    cache.clear()  # the rate limit would otherwise end the examples
+    response = send(client, **{field: value})
+    assert response.status_code in (200, 302)
+    if response.status_code == 200:
+        assert response.context["form"].errors[field]
 
 
 def test_what_the_reader_wrote_is_kept_after_a_mistake(client):

@@ -307,3 +307,14 @@ def test_the_handled_page_says_who_and_links_the_draft(client, editor, suggestio
     html = client.get(page_url(accepted)).content.decode()
     assert "by eddie on" in html
     assert reverse("admin:cases_case_change", args=[accepted.draft.pk]) in html
+
+
+def test_the_dashboard_counts_the_suggestions_waiting_for_a_triager(client, editor, suggestion):
+    rules.suggestion_reject(suggestion=suggest(f"{URL}/2"), user=editor, reason="No.")
+    client.force_login(editor)
+    html = client.get(reverse("admin:index")).content.decode()
+    row = f'href="{CHANGELIST}?status__exact=new">Suggested cases to triage</a>'
+    assert row in html
+    assert '<td class="queue-count" data-queue="suggestions">1</td>' in html
+    client.force_login(UserFactory(username="visitor", is_superuser=False))
+    assert "Suggested cases to triage" not in client.get(reverse("admin:index")).content.decode()

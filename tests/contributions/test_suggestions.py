@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 from django.core.exceptions import ValidationError
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cases.contributions import suggestions as rules
@@ -58,11 +58,23 @@ def test_parameters_are_compared_in_any_order():
     assert address_key("https://a.example/p?b=2&a=1") == address_key("https://a.example/p?a=1&b=2")
 
 
+QUICK = settings(deadline=None, database=None)
+
+
+@QUICK
 @given(st.text(max_size=200))
 def test_any_text_has_a_key_without_an_error(text):
     assert isinstance(address_key(text), str)
 
 
+def test_a_key_is_never_longer_than_an_address_may_be():
+    # Each space and Hangul syllable of the query is written again percent-encoded.
+    url = "https://example.org/p?q=" + "장 애" * 320
+    assert len(url) <= 1000
+    assert len(address_key(url)) == 1000
+
+
+@QUICK
 @given(
     st.sampled_from(["http", "https", "HTTPS"]),
     st.sampled_from(["", "www.", "WWW."]),
