@@ -158,8 +158,8 @@ class SuggestionAdmin(admin.ModelAdmin):
     # --- the suggestion's page ---------------------------------------------------------
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
-        if request.method != "GET":
-            return HttpResponseNotAllowed(["GET"])  # each triage step posts to its own view
+        if request.method not in ("GET", "HEAD"):
+            return HttpResponseNotAllowed(["GET", "HEAD"])  # each step posts to its own view
         suggestion = self.get_object(request, object_id)
         if suggestion is None:
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
