@@ -70,7 +70,9 @@ class GuardedForm(forms.Form):
         return None
 
     def fresh_issue(self):
-        """After a refusal the form is shown again with a new time of issue."""
+        """After a refusal the form is shown again with a new time of issue, and the
+        honeypot empty: a person whose browser filled it in can simply send it again."""
         data = self.data.copy()
         data["issued"] = issued_now()
+        data["website"] = ""
         self.data = data

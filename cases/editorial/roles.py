@@ -32,6 +32,9 @@ EDITOR_PERMISSIONS = [
     "cases.add_term",
     "cases.change_term",
     "cases.view_caseversion",
+    # The triage of readers' suggested cases (cases.contributions.suggestions).
+    "cases.view_suggestion",
+    "cases.change_suggestion",
 ]
 REVIEWER_PERMISSIONS = EDITOR_PERMISSIONS + ["cases.review_case", "cases.merge_term"]
 GROUPS = {"Editors": EDITOR_PERMISSIONS, "Reviewers": REVIEWER_PERMISSIONS}

@@ -12,6 +12,7 @@ from .catalogue import (
     Term,
     Vocabulary,
 )
+from .contributions import Suggestion
 from .editorial import CaseTransition, CaseVersion, TermRedirect
 from .open_data import BulkBuild, PublishedRecord
 from .preferences import EditorPreference
@@ -48,6 +49,7 @@ __all__ = [
     "SearchWord",
     "ReviewClaim",
     "Source",
+    "Suggestion",
     "Term",
     "TermRedirect",
     "Vocabulary",

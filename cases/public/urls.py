@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
 from cases.api.docs import api_docs
-from cases.public import feeds, views
+from cases.public import feeds, suggest, views
 from cases.rules import CASE_ID_PATTERN
 
 
@@ -29,4 +29,6 @@ urlpatterns = [
     path("feed.atom", feeds.LatestCasesFeed(), name="feed"),
     path("preview/<int:pk>/", views.case_preview, name="preview"),
     path("api/", api_docs, name="api-docs"),
+    path("suggest/", suggest.suggest, name="suggest"),
+    path("suggest/thanks/", suggest.suggest_thanks, name="suggest-thanks"),
 ]

@@ -2,7 +2,7 @@ from django import template
 
 from cases.admin.filters import QUEUES, queue_query
 from cases.editorial import comments
-from cases.models import Case, ReviewClaim
+from cases.models import Case, ReviewClaim, Suggestion
 
 register = template.Library()
 
@@ -17,6 +17,14 @@ def editorial_queues(user):
         (name, label, Case.objects.filter(queue_query(name, user)).count())
         for name, label in queues
     ]
+
+
+@register.simple_tag
+def suggestions_waiting(user):
+    """How many suggested cases wait for triage, for one who may triage them; else None."""
+    if not user.has_perm("cases.change_suggestion"):
+        return None
+    return Suggestion.objects.filter(status=Suggestion.Status.NEW).count()
 
 
 @register.simple_tag

@@ -254,6 +254,12 @@ TRUSTED_PROXY_NETWORKS = env_list(
     "TRUSTED_PROXY_NETWORKS", "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,127.0.0.0/8,::1/128,fc00::/7"
 )
 
+# --- Readers' forms -----------------------------------------------------------------------
+
+# How many suggested cases one address may send in an hour (mistakes included); more are
+# answered 429 with Retry-After (cases/public/suggest.py, incidentlib/ratelimit.py).
+SUGGESTIONS_PER_HOUR = int(os.environ.get("SUGGESTIONS_PER_HOUR", "5"))
+
 # --- Background work and email ------------------------------------------------------------
 
 # Tasks (cases/tasks.py: notifications, scheduled publications) wait in the database, in

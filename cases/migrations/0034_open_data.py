@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cases', '0031_content_version_random_start'),
+        ('cases', '0032_suggestions'),
     ]
 
     operations = [
