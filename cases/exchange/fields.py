@@ -3,6 +3,7 @@ each adding its problem at the value's path: what cases/exchange/validation.py b
 validator of a whole case from."""
 
 import datetime
+import re
 
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime, parse_duration
@@ -19,6 +20,21 @@ LONGEST_DURATION_TEXT = 40  # `P7300DT23H59M59.999999S` and the like; more is no
 # `7300 days, 23 hours, 59 minutes, 59.999999 seconds` (51); more is no duration either.
 LONGEST_SPOKEN_DURATION = 60
 
+# The one spelling of each, in ASCII digits and matched whole (`\d` would take Arabic-Indic
+# digits, `$` a final newline, and Python's ISO reader takes week dates and compact forms):
+# what docs/case-format.schema.json writes as its patterns.
+DATE_SPELLING = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+DATETIME_SPELLING = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:[.,][0-9]+)?)?"
+    r"(?P<zone>Z|[+-](?:[01][0-9]|2[0-3])(?::?[0-5][0-9])?)?"
+)
+_NUMBER = r"[0-9]+(?:[.,][0-9]+)?"
+_TIME = rf"T(?:{_NUMBER}H(?:{_NUMBER}M)?(?:{_NUMBER}S)?|{_NUMBER}M(?:{_NUMBER}S)?|{_NUMBER}S)"
+# PnW, PnD, PTnHnMnS and their combinations, at least one number, and a T only before one.
+ISO_DURATION_SPELLING = re.compile(
+    rf"-?P(?:{_NUMBER}W(?:{_NUMBER}D)?(?:{_TIME})?|{_NUMBER}D(?:{_TIME})?|{_TIME})"
+)
+
 
 def too_long(length, limit):
     return _("at most %(max)s characters, not %(count)s") % {
@@ -34,9 +50,9 @@ def shown_key(key):
 def iso_duration(value):
     """The importer's reading of an ISO 8601 duration: a timedelta, or None when the text is
     none. OverflowError for more days than a timedelta holds."""
-    # Django reads a bare "P" or "PT" as zero; ISO 8601 needs at least one number.
-    is_iso = value.startswith(("P", "-P")) and any(c.isdigit() for c in value)
-    if not is_iso or len(value) > LONGEST_DURATION_TEXT:
+    # Django reads a bare "P" or "PT" as zero, and "P1DT" as a day; ISO 8601 needs a number
+    # after each designator.
+    if len(value) > LONGEST_DURATION_TEXT or not ISO_DURATION_SPELLING.fullmatch(value):
         return None
     try:
         return parse_duration(value)
@@ -71,11 +87,14 @@ def within_limits(read, value, not_a_duration):
 
 def read_iso_duration(value):
     """What the importer reads: ISO 8601 only, the exchange format's one spelling."""
-    return within_limits(
+    parsed, problem = within_limits(
         iso_duration,
         value,
         _("%(value)s is not an ISO 8601 duration such as PT3H15M") % {"value": shown(value)},
     )
+    if parsed is not None and value.startswith("-"):  # -PT0S: no length has a minus sign
+        return None, _("must not be negative")
+    return parsed, problem
 
 
 def read_duration(text):
@@ -144,7 +163,9 @@ class FieldChecks:
             slug = self.slug("org_slug", slug)
         elif name:
             # ASCII only, as every identifier: a name in Hangul alone needs a slug given.
-            slug = slugify(name)[: rules.MAX_SLUG_LENGTH].strip("-") or None
+            # slugify keeps underscores, which no slug has ("A_B" would be "a_b").
+            derived = re.sub(r"[-_]+", "-", slugify(name))
+            slug = derived[: rules.MAX_SLUG_LENGTH].strip("-") or None
             if slug is None:
                 self.problem(
                     "org_slug",
@@ -184,7 +205,7 @@ class FieldChecks:
         if value is None:
             return None
         try:
-            parsed = parse_date(value) if len(value) == 10 else None
+            parsed = parse_date(value) if DATE_SPELLING.fullmatch(value) else None
         except ValueError:
             parsed = None
         if parsed is None:
@@ -212,8 +233,9 @@ class FieldChecks:
         value = self.string(path, value, required=True, limit=40)
         if value is None:
             return None
+        spelling = DATETIME_SPELLING.fullmatch(value)
         try:
-            parsed = parse_datetime(value)
+            parsed = parse_datetime(value) if spelling else None
         except ValueError:
             parsed = None
         if parsed is None:
@@ -221,7 +243,7 @@ class FieldChecks:
                 path, _("%(value)s is not an ISO 8601 date and time") % {"value": shown(value)}
             )
             return None
-        if parsed.tzinfo is None:
+        if not spelling["zone"]:
             self.problem(
                 path,
                 _("%(value)s has no time zone: add Z or an offset such as +09:00")
