@@ -15,6 +15,7 @@ from .catalogue import (
 from .editorial import CaseTransition, CaseVersion, TermRedirect
 from .preferences import EditorPreference
 from .public import ContentVersion, PublicChange
+from .reports import ProblemReport
 from .review import CaseComment, CasePresence, CommentReply, ReviewClaim
 from .scheduling import ScheduledTransition
 from .search import SearchEntry
@@ -39,6 +40,7 @@ __all__ = [
     "EditorPreference",
     "Organisation",
     "PendingImport",
+    "ProblemReport",
     "PublicChange",
     "ScheduledTransition",
     "SearchEntry",
