@@ -3,9 +3,16 @@ from django.utils.translation import gettext_lazy as _
 
 from .case import CaseAdmin
 from .preferences import EditorPreferenceAdmin
+from .problem_reports import ProblemReportAdmin
 from .taxonomy import OrganisationAdmin, TermAdmin
 
-__all__ = ["CaseAdmin", "EditorPreferenceAdmin", "OrganisationAdmin", "TermAdmin"]
+__all__ = [
+    "CaseAdmin",
+    "EditorPreferenceAdmin",
+    "OrganisationAdmin",
+    "ProblemReportAdmin",
+    "TermAdmin",
+]
 
 admin.site.site_header = _("Incident Library: editors")
 admin.site.site_title = _("Incident Library editors")
