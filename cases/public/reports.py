@@ -12,7 +12,7 @@ import math
 from django import forms
 from django.conf import settings
 from django.shortcuts import redirect, render
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
@@ -39,8 +39,6 @@ class ProblemReportForm(GuardedForm):
     # the rules say how long it may be, and by how much it is over.
     text = forms.CharField(
         label=_("What is wrong?"),
-        help_text=_("A fact, a date, a translation, a broken link: up to %(max)s characters.")
-        % {"max": number(MAX_TEXT_LENGTH)},
         widget=forms.Textarea(attrs={"rows": 8}),
         error_messages={"required": _("Say what is wrong first.")},
     )
@@ -57,6 +55,14 @@ class ProblemReportForm(GuardedForm):
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
     )
     field_order = ["text", "source_url", "email", "website", "issued"]
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("label_suffix", "")  # "What is wrong?" is a question, not "…?:"
+        super().__init__(*args, **kwargs)
+        # Formatted here, in the reader's language (at import it would be English's).
+        self.fields["text"].help_text = gettext(
+            "A fact, a date, a translation, a broken link: up to %(max)s characters."
+        ) % {"max": number(MAX_TEXT_LENGTH)}
 
     def clean_text(self):
         return self._checked(reports.text_problem, "text", empty=_("Say what is wrong first."))
