@@ -41,7 +41,7 @@ from cases.models import (
     ScheduledTransition,
 )
 
-from . import history
+from . import comments
 from .audit import PREFIX
 from .rights import WorkflowError, display_name
 
@@ -116,21 +116,11 @@ def recipients(transition, case):
 
 
 def case_editors(root):
-    """The case's editors, as the review desk knows them (cases.editorial.comments), who
-    still may edit cases."""
-    User = get_user_model()
-    cases = Case.objects.filter(pk=root.pk) | Case.objects.filter(draft_of=root.pk)
-    people = {
-        pk
-        for row in cases.values_list("created_by", "last_edited_by", "submitted_by")
-        for pk in row
-        if pk
-    }
-    people |= history.authors_since_approval(root)
-    editors = User.objects.with_perm(
+    """The case's editors (cases.editorial.comments), who still may edit cases."""
+    editors = get_user_model().objects.with_perm(
         "cases.change_case", include_superusers=True, backend=PERMISSION_BACKEND
     )
-    return editors.filter(pk__in=people)
+    return editors.filter(pk__in=comments.editor_ids(root))
 
 
 def case_in_review(transition):

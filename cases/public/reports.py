@@ -1,4 +1,4 @@
-""" "Report a problem" on a case page: the form a reader sends, and the thanks after it.
+"""Report a problem, on a case page: the form a reader sends, and the thanks after it.
 
 The case page links here with plain HTML (it is cached for every anonymous reader, so it
 carries no CSRF token); this page is never cached. What a report may hold and what storing
