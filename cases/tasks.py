@@ -3,6 +3,7 @@
 - `send_transition_mail`: the emails of one recorded workflow step, one task a recipient.
 - `deliver_mail`: one email to one recipient, retried on its own when the mail server is
   away, so that one refused address neither holds up nor repeats the others.
+- `send_problem_report_mail`: the emails telling a case's editors of a reader's report.
 - `run_scheduled_transition`: a publication or withdrawal a reviewer scheduled, at its
   time (or at once, if no worker ran then).
 
@@ -57,6 +58,13 @@ def send_schedule_failed_mail(schedule_id):
     from cases.editorial import notifications
 
     return enqueue_mail(notifications.schedule_failed_mail(schedule_id))
+
+
+@task
+def send_problem_report_mail(report_id):
+    from cases.editorial import notifications
+
+    return enqueue_mail(notifications.problem_report_mail(report_id))
 
 
 def permanent(error):

@@ -3,6 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .case import CaseAdmin
 from .preferences import EditorPreferenceAdmin
+from .problem_reports import ProblemReportAdmin
 from .suggestions import SuggestionAdmin
 from .taxonomy import OrganisationAdmin, TermAdmin
 
@@ -11,6 +12,7 @@ __all__ = [
     "EditorPreferenceAdmin",
     "OrganisationAdmin",
     "SuggestionAdmin",
+    "ProblemReportAdmin",
     "TermAdmin",
 ]
 

@@ -23,6 +23,7 @@ from .filters import OpenCommentsFilter, QueueFilter, TranslationFilter
 from .forms import CaseForm
 from .markdown_preview import MarkdownPreviewMixin
 from .merge_views import CaseMergeViews
+from .problem_reports import CaseProblemReportViews
 from .review_views import ReviewDeskViews
 from .scheduling_views import CaseSchedulingViews
 
@@ -81,6 +82,7 @@ class CaseAdmin(
     CaseSchedulingViews,
     CaseEditorialViews,
     ReviewDeskViews,  # after CaseEditorialViews: it turns the timeline into its entries
+    CaseProblemReportViews,  # after ReviewDeskViews: it adds readers' reports to them
     MarkdownPreviewMixin,
     TranslationAdmin,
 ):

@@ -2,10 +2,13 @@
 from these functions and their types). Its human docs are our own page over that schema
 (cases.api.docs): the bundled Swagger UI styles itself inline, which our CSP refuses."""
 
+import json
+
 from django.conf import settings
 from ninja import NinjaAPI
 
 from cases.api import catalogue, open_data
+from cases.exchange.schema import case_schema
 
 API_DESCRIPTION = """\
 The Incident Library's public cases as data, read-only. Cases are in the library's
@@ -26,10 +29,7 @@ class LibraryAPI(NinjaAPI):
         """The schema, with a case in the exchange format described by the format's own
         JSON Schema (docs/case-format.schema.json) wherever the API answers with one."""
         schema = super().get_openapi_schema(*args, **kwargs)
-        case_schema = exchange_case_schema()
-        if case_schema is None:
-            return schema
-        schema["components"].setdefault("schemas", {})["Case"] = case_schema
+        schema["components"].setdefault("schemas", {}).update(exchange_case_schemas())
         reference = {"$ref": "#/components/schemas/Case"}
         listed = schema["components"]["schemas"].get("CaseList", {}).get("properties", {})
         if "results" in listed:
@@ -41,14 +41,20 @@ class LibraryAPI(NinjaAPI):
         return schema
 
 
-def exchange_case_schema():
-    try:
-        from cases.exchange.schema import case_schema
-    except ImportError:
-        return None
-    schema = dict(case_schema())
-    schema.pop("$schema", None)  # OpenAPI 3.1's dialect is 2020-12 already
-    return schema
+DEFINITION_PREFIX = "CaseFormat_"
+
+
+def exchange_case_schemas():
+    """{name: schema} for OpenAPI's components: the case format's schema as "Case", and its
+    definitions beside it, each `#/$defs/x` pointing at its new place (a tool reading the
+    OpenAPI document resolves a reference from the document's root)."""
+    text = json.dumps(case_schema())
+    text = text.replace('"#/$defs/', f'"#/components/schemas/{DEFINITION_PREFIX}')
+    schema = json.loads(text)
+    definitions = schema.pop("$defs", {})
+    for key in ("$schema", "$id"):  # OpenAPI 3.1's dialect is 2020-12 already
+        schema.pop(key, None)
+    return {"Case": schema} | {DEFINITION_PREFIX + k: v for k, v in definitions.items()}
 
 
 api = LibraryAPI(

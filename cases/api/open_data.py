@@ -11,6 +11,7 @@ from ninja import Field, Router, Schema
 
 from cases import open_data
 from cases.api.catalogue import Problem
+from cases.exchange.schema import case_schema
 from cases.models import PublishedRecord
 
 router = Router(tags=["open data"])
@@ -201,3 +202,20 @@ def changes(request, since: str | None = None, after: str | None = None):
             "next": next_url,
         }
     )
+
+
+@router.get(
+    "/schema/case.json",
+    operation_id="case_schema",
+    response=dict,
+    summary="The exchange format as a JSON Schema",
+)
+def case_format_schema(request):
+    """One case of the exchange format, as JSON Schema draft 2020-12: what the import
+    takes and every answer here gives. The rules JSON Schema cannot say (references to
+    other cases, dates in the future, ...) are listed in its description."""
+    response = JsonResponse(
+        case_schema(), content_type="application/schema+json", json_dumps_params={"indent": 1}
+    )
+    response["Cache-Control"] = f"public, max-age={BULK_MAX_AGE}"
+    return response

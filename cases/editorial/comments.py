@@ -121,13 +121,16 @@ def is_author(user, root):
     return any(user.pk == created_by for created_by, _edited, _submitted in _cases_of(root))
 
 
-def is_editor(user, root):
-    """The case's editors: who created, last edited or submitted it or its working copy, or
-    wrote any version of it since its last approval."""
-    if not user.has_perm("cases.change_case"):
-        return False
+def editor_ids(root):
+    """The primary keys of the case's editors: who created, last edited or submitted it or
+    its working copy, or wrote any version of it since its last approval."""
     people = {pk for row in _cases_of(root) for pk in row if pk}
-    return user.pk in people or user.pk in history.authors_since_approval(root)
+    return people | history.authors_since_approval(root)
+
+
+def is_editor(user, root):
+    """Whether the user is one of the case's editors (editor_ids) and may still edit."""
+    return user.has_perm("cases.change_case") and user.pk in editor_ids(root)
 
 
 def may_reply(user, root):

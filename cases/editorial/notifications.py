@@ -6,6 +6,10 @@
   whoever submitted it, if someone else; the reviewer's note is in the email.
 - A scheduled publication or withdrawal that could not be made: whoever scheduled it, with
   the reason (cases.editorial.scheduling).
+- A problem a reader reported on a published case: the case's editors (who created, last
+  edited or submitted it or its pending revision, or wrote it since its last approval), or
+  the reviewers when none of them can be reached (cases.contributions.reports). The
+  reader's email address stays in the admin.
 
 Nobody is told of their own step, and nobody who turned emails off (EditorPreference).
 Each email is in its recipient's language, plain text, and links to the case's admin page
@@ -29,8 +33,15 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cases import tasks
-from cases.models import Case, CaseTransition, EditorPreference, ScheduledTransition
+from cases.models import (
+    Case,
+    CaseTransition,
+    EditorPreference,
+    ProblemReport,
+    ScheduledTransition,
+)
 
+from . import comments
 from .audit import PREFIX
 from .rights import WorkflowError, display_name
 
@@ -62,6 +73,12 @@ def transition_recorded(transition):
         # reason to show its maker an error page (it is logged).
         enqueue = partial(tasks.send_transition_mail.enqueue, transition.pk)
         transaction.on_commit(enqueue, robust=True)
+
+
+def problem_reported(report):
+    """After a reader's report is stored: its email to the case's editors, once it commits."""
+    enqueue = partial(tasks.send_problem_report_mail.enqueue, report.pk)
+    transaction.on_commit(enqueue, robust=True)
 
 
 # --- who --------------------------------------------------------------------------------
@@ -96,6 +113,14 @@ def recipients(transition, case):
     if transition.user_id:
         users = users.exclude(pk=transition.user_id)
     return list(reachable(users))
+
+
+def case_editors(root):
+    """The case's editors (cases.editorial.comments), who still may edit cases."""
+    editors = get_user_model().objects.with_perm(
+        "cases.change_case", include_superusers=True, backend=PERMISSION_BACKEND
+    )
+    return editors.filter(pk__in=comments.editor_ids(root))
 
 
 def case_in_review(transition):
@@ -194,6 +219,33 @@ def schedule_failed_mail(schedule_id):
         }
         subject = _("Scheduled %(action)s of %(id)s failed: %(title)s")
         return [compose(scheduler, subject, context)]
+
+
+def problem_report_mail(report_id):
+    """The emails that tell a case's editors of a reader's report (its reviewers, when no
+    editor can be reached); none if the report was handled or deleted meanwhile."""
+    report = ProblemReport.objects.select_related("case").filter(pk=report_id).first()
+    if report is None or not report.is_open:
+        return []
+    case = report.case
+    people = list(reachable(case_editors(case))) or list(reachable(reviewers()))
+    messages = []
+    for recipient in people:
+        with in_their_language(recipient):
+            names = {"id": case.public_id, "title": case.title}
+            note = report.text
+            if report.source_url:
+                note += "\n\n" + _("Source: %(url)s") % {"url": report.source_url}
+            context = {
+                **names,
+                "headline": _("A reader reported a problem with %(id)s.") % names,
+                "status": case.get_status_display(),
+                "note_label": _("What is wrong"),
+                "note": note,
+                "link": admin_link(case) + "#problem-reports",
+            }
+            messages.append(compose(recipient, _("Problem reported on %(id)s: %(title)s"), context))
+    return messages
 
 
 # --- the user's choice ------------------------------------------------------------------

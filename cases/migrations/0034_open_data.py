@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cases', '0032_suggestions'),
+        ('cases', '0033_problem_reports'),
     ]
 
     operations = [

@@ -17,6 +17,7 @@ from .editorial import CaseTransition, CaseVersion, TermRedirect
 from .open_data import BulkBuild, PublishedRecord
 from .preferences import EditorPreference
 from .public import ContentVersion, PublicChange
+from .reports import ProblemReport
 from .review import CaseComment, CasePresence, CommentReply, ReviewClaim
 from .scheduling import ScheduledTransition
 from .search import SearchEntry
@@ -42,6 +43,7 @@ __all__ = [
     "EditorPreference",
     "Organisation",
     "PendingImport",
+    "ProblemReport",
     "PublicChange",
     "PublishedRecord",
     "ScheduledTransition",

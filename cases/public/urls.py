@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
 from cases.api.docs import api_docs
-from cases.public import feeds, suggest, views
+from cases.public import feeds, reports, suggest, views
 from cases.rules import CASE_ID_PATTERN
 
 
@@ -24,6 +24,12 @@ urlpatterns = [
     path("cases.json", views.case_list_json, name="list-json"),
     path("cases/<case_id:public_id>/", views.case_detail, name="detail"),
     path("cases/<case_id:public_id>.json", views.case_detail_json, name="detail-json"),
+    path("cases/<case_id:public_id>/report/", reports.case_report, name="report"),
+    path(
+        "cases/<case_id:public_id>/report/thanks/",
+        reports.case_report_thanks,
+        name="report-thanks",
+    ),
     path("graph/", views.graph, name="graph"),
     path("graph.json", views.graph_json, name="graph-json"),
     path("feed.atom", feeds.LatestCasesFeed(), name="feed"),

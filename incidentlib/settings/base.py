@@ -182,6 +182,10 @@ STORAGES = {
 # larger library goes through `manage.py import_cases`, which reads a case at a time.
 CASE_IMPORT_MAX_UPLOAD_SIZE = 20 * 1024 * 1024
 
+# How many problem reports one address may send in an hour (cases/public/reports.py); one
+# more is answered 429 with Retry-After.
+PROBLEM_REPORTS_PER_HOUR = int(os.environ.get("PROBLEM_REPORTS_PER_HOUR", "10"))
+
 # Anonymous public pages are cached (cases/caching.py): in this process's memory, or in
 # Redis when REDIS_URL is set, so that several app servers share one cache.
 if os.environ.get("REDIS_URL"):

@@ -193,3 +193,20 @@ def test_head_is_answered_as_get_without_a_body(client, library):
         assert head.status_code == 200, url
         assert head["ETag"] == get["ETag"]
         assert head.content == b""
+
+
+def test_the_case_schema_is_served_and_describes_the_apis_cases(client, library):
+    from jsonschema import Draft202012Validator
+
+    response = client.get("/api/v1/schema/case.json")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/schema+json"
+    schema = response.json()
+    Draft202012Validator.check_schema(schema)
+    validator = Draft202012Validator(schema)
+    for case in client.get("/api/v1/cases").json()["results"]:
+        assert not list(validator.iter_errors(case)), case["id"]
+    openapi = client.get("/api/v1/openapi.json").json()
+    assert set(openapi["components"]["schemas"]["Case"]["properties"]) == set(schema["properties"])
+    item = openapi["components"]["schemas"]["CaseList"]["properties"]["results"]["items"]
+    assert item == {"$ref": "#/components/schemas/Case"}
