@@ -8,9 +8,8 @@ from django import template
 from django.conf import settings
 from django.urls import reverse, translate_url
 from django.utils.http import urlencode
-from django.utils.translation import get_language, override
+from django.utils.translation import get_language, gettext_lazy, override
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from cases import markdown as case_markdown
 from cases.catalogue.filters import FACETS, NARROWING
