@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from django.utils.translation import override
 
-from cases.models import Case
+from cases.models import Case, CaseRelation
 from cases.public.languages import annotated_languages, with_written_languages, written_languages
 from tests.factories import CaseFactory, CaseStepFactory, UserFactory
 from tests.workflow import approve_edit
@@ -160,6 +160,14 @@ def test_a_section_not_yet_translated_in_a_written_case_keeps_its_own_note(clien
     assert '<div lang="en"><p>Keep a spare.</p>' in html
     assert '<li lang="en"><p>Restarted.</p>' in html
     assert "아직 한국어로 작성되지 않아" not in html
+
+
+def test_a_related_case_shown_in_another_language_is_marked_so(client):
+    both = CaseFactory(public_id="IL-1050")
+    CaseRelation.objects.create(from_case=both, to_case=english_only(), position=0)
+    html = page(client, "/ko/cases/IL-1050/")
+    assert 'IL-1010: <span lang="en">Resolver outage</span></a>' in html
+    assert canonical(html) == f"{SERVER}/ko/cases/IL-1050/"
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])
