@@ -118,13 +118,14 @@ def build_listing(query):
 
 def mark_search(case, highlighter):
     """A search result's title with the words marked, and a snippet of where they occur,
-    in the page's language (English where a text has no translation, as the card shows)."""
+    in the page's language (another where a text has no translation, as the card shows)."""
     case.search_title = highlighter.mark(translated_text(case, "title"))
     texts = [translated_text(case, name) for name in SNIPPET_FIELDS]
     steps = [*case.remediation_steps, *case.action_item_steps]
     texts += [translated_text(step, "text") for step in steps]
     case.search_snippet, index = find_snippet([text.text for text in texts], highlighter)
-    case.search_snippet_lang = "en" if index is not None and texts[index].fallback else ""
+    fallback = index is not None and texts[index].fallback
+    case.search_snippet_lang = texts[index].language if fallback else ""
 
 
 def facet_name_of(item):

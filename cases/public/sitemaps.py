@@ -3,8 +3,13 @@ from django.urls import reverse
 
 from cases.models import Case
 
+from .languages import annotated_languages, with_written_languages
+
 
 class CaseSitemap(Sitemap):
+    """A case under each language it is written in, and only those (public.languages);
+    its x-default only when it is written in the default language."""
+
     i18n = True
     alternates = True
     x_default = True
@@ -12,11 +17,14 @@ class CaseSitemap(Sitemap):
     limit = 5000
 
     def items(self):
-        return (
+        return with_written_languages(
             Case.objects.public()
             .order_by("public_id")
             .only("public_id", "updated_at", "published_at")
         )
+
+    def get_languages_for_item(self, case):
+        return annotated_languages(case)
 
     def location(self, case):
         return reverse("cases:detail", args=[case.public_id])

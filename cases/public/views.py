@@ -22,6 +22,7 @@ from cases.catalogue.query import CatalogueQuery
 from cases.exchange.serialize import case_to_exchange
 from cases.models import Case, CaseQuerySet, CaseRelation, CaseTerm
 from cases.public.graph import TABS, build_graph, graph_tab
+from cases.public.languages import NOT_WRITTEN_NOTICES, canonical_language, written_languages
 
 SIMILAR_CASES = 5
 SIMILAR_CANDIDATES = 2000  # most recent cases per term considered for similar cases
@@ -200,13 +201,22 @@ def case_preview(request, pk):
 def render_case(request, case, *, preview=False):
     root = case.root
     recurrence_of, recurrences = recurrence_links(case, root)
+    # A page in a language the case is not written in says so, and names the page in its
+    # written language as canonical (public.languages).
+    language = translation.get_language()
+    written_in = canonical_language(case, language)
+    with translation.override(written_in):
+        permalink = request.build_absolute_uri(case_url(root))
     context = {
         "case": case,
         "preview": preview,
         "related": related_cases(case, root),
         "recurrences": recurrences,
         "recurrence_of": recurrence_of,
-        "permalink": request.build_absolute_uri(case_url(root)),
+        "permalink": permalink,
+        "alternate_languages": written_languages(case),
+        "not_written_notice": NOT_WRITTEN_NOTICES.get((language, written_in)),
+        "shown_in": written_in if written_in != language else None,
     }
     similar = similar_cases(root)
     context["similar"] = similar.cases

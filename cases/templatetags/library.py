@@ -8,7 +8,7 @@ from django import template
 from django.conf import settings
 from django.urls import reverse, translate_url
 from django.utils.http import urlencode
-from django.utils.translation import get_language, override
+from django.utils.translation import get_language, gettext_lazy, override
 from django.utils.translation import gettext as _
 
 from cases import markdown as case_markdown
@@ -76,9 +76,19 @@ def language_url(context, language):
 
 @register.simple_tag(takes_context=True)
 def alternate_links(context):
+    """(hreflang, url) of this page in each language it is written in: a case page names
+    its case's (`alternate_languages`, public.languages), any other page every language.
+    `x-default`, the address that picks by the browser's language, only where the default
+    language is among them: as the sitemap says."""
     request = context["request"]
     url = request.build_absolute_uri(this_page(request))
-    return [(code, translate_url(url, code)) for code, _name in settings.LANGUAGES]
+    languages = context.get("alternate_languages") or [code for code, _name in settings.LANGUAGES]
+    links = [(code, translate_url(url, code)) for code in languages]
+    default = settings.LANGUAGE_CODE
+    if default in languages:
+        default_url = translate_url(url, default)
+        links.append(("x-default", default_url.replace(f"/{default}/", "/", 1)))
+    return links
 
 
 @register.simple_tag
@@ -95,11 +105,18 @@ def list_url(language):
         return reverse("cases:list")
 
 
+# Under a text shown in another language than the page's.
+FALLBACK_NOTES = {
+    "en": gettext_lazy("Not yet translated; shown in English."),
+    "ko": gettext_lazy("Not yet translated; shown in Korean."),
+}
+
+
 @dataclass
 class Translated:
     text: str
     language: str
-    fallback: bool  # the reader's language had no text; this is the English
+    fallback: bool  # the reader's language had no text; this is another language's
 
     def __str__(self):
         return self.text
@@ -107,14 +124,21 @@ class Translated:
     def __bool__(self):
         return bool(self.text)
 
+    @property
+    def fallback_note(self):
+        return FALLBACK_NOTES[self.language] if self.fallback else ""
+
 
 def translated_text(obj, field):
+    """The text in the page's language, else in the default language, else in any."""
     language = get_language()
-    own = getattr(obj, f"{field}_{language}", None) or ""
-    if own or language == settings.MODELTRANSLATION_DEFAULT_LANGUAGE:
-        return Translated(own, language, False)
-    english = getattr(obj, f"{field}_en", None) or ""
-    return Translated(english, "en", bool(english))
+    default = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
+    others = [code for code, _name in settings.LANGUAGES if code not in (language, default)]
+    for candidate in (language, default, *others):
+        text = getattr(obj, f"{field}_{candidate}", None) or ""
+        if text:
+            return Translated(text, candidate, candidate != language)
+    return Translated("", language, False)
 
 
 @register.filter
