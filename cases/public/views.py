@@ -22,6 +22,7 @@ from cases.catalogue.query import CatalogueQuery
 from cases.exchange.serialize import case_to_exchange
 from cases.models import Case, CaseQuerySet, CaseRelation, CaseTerm
 from cases.public.graph import TABS, build_graph, graph_tab
+from cases.public.provenance import provenance
 
 SIMILAR_CASES = 5
 SIMILAR_CANDIDATES = 2000  # most recent cases per term considered for similar cases
@@ -211,6 +212,7 @@ def render_case(request, case, *, preview=False):
     similar = similar_cases(root)
     context["similar"] = similar.cases
     context["bibtex"] = bibtex(case, context["permalink"])
+    context["provenance"] = provenance(case)
     linked = [*context["related"], *recurrences, recurrence_of, *context["similar"]]
     page_shows(
         cases=[root.pk, *(other.pk for other in linked if other is not None)],
