@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 
 from cases.models import Case
 from tests.factories import CaseFactory
+from tests.workflow import approve_edit
 
 pytestmark = pytest.mark.django_db
 
@@ -156,3 +157,12 @@ def test_a_case_without_a_licence_reimports_unchanged(seed_case, write_json):
     import_case(seed_case, write_json)
     seed_case["licence"] = None
     assert "unchanged" in import_case(seed_case, write_json, "again.json")
+
+
+def test_a_revision_keeps_the_licence_and_may_change_it(client, editor, reviewer):
+    case = CaseFactory(public_id="IL-0009", licence="CC-BY-SA-4.0", created_by=editor)
+    approve_edit(case, editor, reviewer, severity="high")
+    case.refresh_from_db()
+    assert case.licence == "CC-BY-SA-4.0"
+    approve_edit(case, editor, reviewer, licence="MIT")
+    assert "https://spdx.org/licenses/MIT.html" in provenance_of(client.get("/en/cases/IL-0009/"))
