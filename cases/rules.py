@@ -74,6 +74,7 @@ MAX_SOURCES = 50
 MAX_DOCS = 50
 MAX_RELATED = 100
 MAX_URL_LENGTH = 1000
+MAX_LICENCE_LENGTH = 100  # an SPDX licence identifier; the longest listed is 40 characters
 # A case's JSON (a JSON Lines line, an item of an array, a file of one case), in bytes:
 # what reading one case may cost, whatever the size of its file.
 MAX_CASE_BYTES = 2 * 1024 * 1024
@@ -121,6 +122,25 @@ def url_problem(value):
         HTTP_URL(value)
     except ValidationError:
         return _("%(value)s is not a valid link") % {"value": shown(value)}
+    return None
+
+
+# An SPDX licence identifier (https://spdx.org/licenses/), as `CC-BY-SA-4.0` or
+# `LicenseRef-...`: one identifier, not an expression. Its spelling is checked, not the list.
+LICENCE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+-]*\Z")
+
+
+def licence_problem(value):
+    """Why a licence identifier may not be stored, or None."""
+    if len(value) > MAX_LICENCE_LENGTH:
+        return _("a licence identifier may be at most %(max)s characters long") % {
+            "max": MAX_LICENCE_LENGTH
+        }
+    if not LICENCE_RE.match(value):
+        return _(
+            "%(value)s is not an SPDX licence identifier (such as CC-BY-SA-4.0): "
+            "ASCII letters, digits, dots, hyphens and +"
+        ) % {"value": shown(value)}
     return None
 
 

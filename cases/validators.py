@@ -9,7 +9,13 @@ from django.core.exceptions import ValidationError
 from django.utils.deconstruct import deconstructible
 from django.utils.translation import gettext as _
 
-from cases.rules import MAX_SLUG_LENGTH, case_id_problem, slug_problem, url_problem
+from cases.rules import (
+    MAX_SLUG_LENGTH,
+    case_id_problem,
+    licence_problem,
+    slug_problem,
+    url_problem,
+)
 
 
 @deconstructible
@@ -20,6 +26,16 @@ class HttpUrlValidator:
 
     def __eq__(self, other):
         return isinstance(other, HttpUrlValidator)
+
+
+@deconstructible
+class LicenceValidator:
+    def __call__(self, value):
+        if value and (message := licence_problem(value)):
+            raise ValidationError(message, code="invalid_licence")
+
+    def __eq__(self, other):
+        return isinstance(other, LicenceValidator)
 
 
 @deconstructible

@@ -160,7 +160,7 @@ class CaseAdmin(
         (
             gettext_lazy("Links and provenance"),
             {
-                "fields": ["recurrence_of", "docs", "source_url", "written_by"],
+                "fields": ["recurrence_of", "docs", "source_url", "licence", "written_by"],
                 "classes": ["collapse"],
             },
         ),

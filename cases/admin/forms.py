@@ -231,6 +231,7 @@ class SubmittedCase:
         }
         data["updated_at"] = format_datetime(value("updated_at"))
         data["url"] = value("source_url") or None
+        data["licence"] = value("licence") or None
         for name in (*TERM_LIST_FIELDS, *STEP_LIST_FIELDS, "sources", "related"):
             data[name] = []  # the inlines fill them
         return data

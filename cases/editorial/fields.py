@@ -44,6 +44,7 @@ PLAIN_LABELS = {
     "recurrence_of": gettext_lazy("Recurrence of"),
     "docs": gettext_lazy("Documentation links"),
     "url": gettext_lazy("Canonical address"),
+    "licence": gettext_lazy("Licence of reused text"),
     "review.written_by": gettext_lazy("Written by"),
     "domain": gettext_lazy("Domains"),
     "symptoms": gettext_lazy("Symptom terms"),

@@ -93,6 +93,7 @@ def _parts():
         Part("recurrence_of", "value"),
         Part("docs", "list"),
         Part("url", "value"),
+        Part("licence", "value"),
         Part("review.written_by", "value"),
     ]
     return tuple(parts)

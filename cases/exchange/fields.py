@@ -11,7 +11,14 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from cases import rules
-from cases.rules import case_id_problem, number, shown, slug_problem, url_problem
+from cases.rules import (
+    case_id_problem,
+    licence_problem,
+    number,
+    shown,
+    slug_problem,
+    url_problem,
+)
 
 from .decoding import json_type
 from .spelling import Problem, format_datetime, format_duration, parse_duration_for_people
@@ -279,6 +286,17 @@ class FieldChecks:
                 self.problem(path, _("must not be empty"))
             return None
         if message := url_problem(value):
+            self.problem(path, message)
+            return None
+        return value
+
+    def licence(self, path, value):
+        if value is None:
+            return None
+        value = self.string(path, value, required=True)
+        if value is None:
+            return None
+        if message := licence_problem(value):
             self.problem(path, message)
             return None
         return value

@@ -67,6 +67,8 @@ def case_to_exchange(case):
     }
     data["updated_at"] = format_datetime(case.updated_at)
     data["url"] = case.source_url or None
+    if case.licence:  # written only when given, as the validator's normal form has it
+        data["licence"] = case.licence
     return data
 
 

@@ -40,7 +40,7 @@ TOP_LEVEL_FIELDS = frozenset(
     + TERM_LIST_FIELDS
     + ("timeline",)
     + STEP_LIST_FIELDS
-    + ("related", "recurrence_of", "sources", "docs", "review", "updated_at", "url")
+    + ("related", "recurrence_of", "sources", "docs", "review", "updated_at", "url", "licence")
 )
 SEVERITIES = tuple(Case.Severity.values)
 DATE_KINDS = tuple(Case.DateKind.values)
@@ -127,6 +127,10 @@ class CaseValidator(FieldChecks):
         case["review"] = self.review(raw.get("review"))
         case["updated_at"] = self.datetime("updated_at", raw.get("updated_at"))
         case["url"] = self.url("url", raw.get("url"), required=False)
+        # Only when given: a case without one keeps the normal form (and the import
+        # fingerprint) it had before the format had the field.
+        if (licence := self.licence("licence", raw.get("licence"))) is not None:
+            case["licence"] = licence
         return None if self.problems else case
 
     def problems_at(self, path):

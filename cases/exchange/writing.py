@@ -37,7 +37,7 @@ QUERY_CHUNK = 900  # stays under SQLite's limit on query parameters
 CONTENT_FIELDS = (
     ["search_text", "org", "date", "date_kind", "severity", "root_cause"]
     + ["detected_after", "resolved_after", "docs", "written_by", "reviewed_by", "reviewed_at"]
-    + ["source_url", "updated_at", "import_fingerprint"]
+    + ["source_url", "licence", "updated_at", "import_fingerprint"]
     + ["translation_basis", "ko_missing", "en_missing", "ko_stale", "ko_stale_since"]
     + [f"{f}_{lang}" for f in TRANSLATED_FIELDS for lang in LANGUAGES]
     + [f"impact_{f}_{lang}" for f in IMPACT_FIELDS for lang in LANGUAGES]
@@ -133,6 +133,7 @@ def case_columns(data, orgs, terms, words=None):
         "reviewed_at": optional(parse_datetime, data["review"]["reviewed_at"]),
         "updated_at": optional(parse_datetime, data["updated_at"]),
         "source_url": data["url"] or "",
+        "licence": data.get("licence") or "",
         "search_text": search_text_for(data, terms, words),
     }
     for field in TRANSLATED_FIELDS:

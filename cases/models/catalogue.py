@@ -16,12 +16,19 @@ from cases.rules import (
     CASE_ID_RE,
     CASE_ID_SQL_PATTERN,
     MAX_DURATION,
+    MAX_LICENCE_LENGTH,
     MAX_SOURCE_KIND_LENGTH,
     SLUG_RE,
     SLUG_SQL_PATTERN,
 )
 from cases.search.planner import IsTrue
-from cases.validators import CaseIdValidator, HttpUrlListValidator, HttpUrlValidator, SlugValidator
+from cases.validators import (
+    CaseIdValidator,
+    HttpUrlListValidator,
+    HttpUrlValidator,
+    LicenceValidator,
+    SlugValidator,
+)
 
 __all__ = ["CASE_ID_RE", "SLUG_RE"]  # the rules' patterns, as the models have always named them
 
@@ -279,6 +286,18 @@ class Case(models.Model):
     reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
     source_url = models.CharField(
         _("canonical address"), max_length=1000, blank=True, validators=[HttpUrlValidator()]
+    )
+    # The licence of the case's text when it is reused from another catalogue (an SPDX id);
+    # empty when the text is the library's own, under its content licence (CC BY 4.0).
+    licence = models.CharField(
+        _("licence of reused text"),
+        max_length=MAX_LICENCE_LENGTH,
+        blank=True,
+        validators=[LicenceValidator()],
+        help_text=_(
+            "Only when the text is reused from another catalogue: its licence as an SPDX "
+            "identifier, such as CC-BY-SA-4.0. Empty for the library's own text."
+        ),
     )
     updated_at = models.DateTimeField(_("updated at"), null=True, blank=True)
 

@@ -23,6 +23,7 @@ from cases.exchange.serialize import case_to_exchange
 from cases.models import Case, CaseQuerySet, CaseRelation, CaseTerm
 from cases.public.graph import TABS, build_graph, graph_tab
 from cases.public.languages import NOT_WRITTEN_NOTICES, canonical_language, written_languages
+from cases.public.provenance import provenance
 
 SIMILAR_CASES = 5
 SIMILAR_CANDIDATES = 2000  # most recent cases per term considered for similar cases
@@ -221,6 +222,7 @@ def render_case(request, case, *, preview=False):
     similar = similar_cases(root)
     context["similar"] = similar.cases
     context["bibtex"] = bibtex(case, context["permalink"])
+    context["provenance"] = provenance(case)
     linked = [*context["related"], *recurrences, recurrence_of, *context["similar"]]
     page_shows(
         cases=[root.pk, *(other.pk for other in linked if other is not None)],

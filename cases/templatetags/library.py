@@ -169,3 +169,11 @@ def duration(value):
     units = [(days, _("%d d")), (hours, _("%d h")), (minutes, _("%d min"))]
     parts = [label % amount for amount, label in units if amount]
     return " ".join(parts) or _("under a minute")
+
+
+@register.simple_tag
+def content_licence():
+    """The licence of the library's own text, for the footer: {name, url}."""
+    from cases.public.provenance import CONTENT_LICENCE_NAME, CONTENT_LICENCE_URL
+
+    return {"name": CONTENT_LICENCE_NAME, "url": CONTENT_LICENCE_URL}

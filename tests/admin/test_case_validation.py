@@ -185,6 +185,12 @@ REFUSALS = [
         "source_url",
     ),
     (
+        "licence not an SPDX identifier",
+        {"licence": "CC BY 4.0"},
+        set_path(["licence"], "CC BY 4.0"),
+        "licence",
+    ),
+    (
         "long written_by",
         {"written_by": "w" * 201},
         set_path(["review", "written_by"], "w" * 201),

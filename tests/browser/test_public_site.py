@@ -78,7 +78,10 @@ def test_screenshots_of_the_list_and_a_case(browser, bundled_site, screenshot, l
     page.goto(f"{bundled_site}/{language}/cases/IL-0585/")
     assert page.locator("h1").is_visible()
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-    screenshot(page, f"case-{language}-{width}")
+    whole = screenshot(page, f"case-{language}-{width}")
+    provenance = page.locator(".provenance")
+    assert provenance.is_visible()
+    provenance.screenshot(path=str(whole.with_name(f"case-provenance-{language}-{width}.png")))
     context.close()
 
 

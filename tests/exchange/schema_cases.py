@@ -30,6 +30,7 @@ def full_case():
         related=["IL-1001", "IL-1002"],
         recurrence_of="IL-1003",
         docs=["https://example.org/runbook"],
+        licence="CC-BY-SA-4.0",
         review={
             "written_by": "Ada",
             "reviewed_at": "2024-05-01T09:30:00+09:00",

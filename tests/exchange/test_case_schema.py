@@ -105,6 +105,7 @@ def a_full_case():
         reviewed_by="Rita",
         reviewed_at=timezone.now() - datetime.timedelta(days=1),
         source_url="https://example.org/cases/1",
+        licence="CC-BY-SA-4.0",
         recurrence_of=earlier,
         with_terms=[term[v] for v in Vocabulary if v != Vocabulary.ROOT_CAUSE],
     )
@@ -260,6 +261,15 @@ REFUSED = {
     "updated_at not a real day": put("updated_at", "2023-02-29T10:00:00Z"),
     "url not http": put("url", "ftp://example.org"),
     "url a number": put("url", 1),
+    "licence empty": put("licence", ""),
+    "licence with a space": put("licence", "CC BY 4.0"),
+    "licence an expression": put("licence", "MIT OR Apache-2.0"),
+    "licence starting with a hyphen": put("licence", "-MIT"),
+    "licence with a final newline": put("licence", "MIT\n"),
+    "licence not ASCII": put("licence", "CC-BY-4.0é"),
+    "licence too long": put("licence", "L" * 101),
+    "licence a number": put("licence", 4),
+    "licence a list": put("licence", ["MIT"]),
 }
 
 
@@ -355,3 +365,12 @@ def test_a_link_refuses_the_characters_the_validator_refuses():
         assert bool(allowed.fullmatch(character)) == (not UNSAFE_URL_CHARACTER.search(character)), (
             hex(code)
         )
+
+
+@pytest.mark.parametrize(
+    "licence", [None, "MIT", "CC-BY-SA-4.0", "GPL-2.0+", "LicenseRef-catalogue.1", "L" * 100]
+)
+def test_a_licence_identifier_is_accepted_by_both(licence):
+    data = put("licence", licence)(full_case())
+    assert accepted(data)
+    assert schema_errors(data) == []

@@ -90,9 +90,16 @@ TRICKY_STRINGS = (
     "a\x00b",
     "half \ud800",
     "line\nbreak",
+    # licences
+    "CC-BY-SA-4.0",
+    "LicenseRef-catalogue.1",
+    "GPL-2.0+",
+    "CC BY 4.0",
+    "MIT OR Apache-2.0",
+    "-MIT",
 )
 LENGTHS = (20, 21, 40, 41, 50, 51, 100, 101, 200, 201, 500, 501, 1000, 1001, 5000, 5001)
-KEYS = ("en", "ko", "fr", "url", "kind", "archived", "scope", "written_by", "cost")
+KEYS = ("en", "ko", "fr", "url", "kind", "archived", "scope", "written_by", "licence", "cost")
 
 scalars = st.one_of(
     st.none(),
