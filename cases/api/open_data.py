@@ -10,7 +10,7 @@ from django.utils.http import http_date, quote_etag
 from ninja import Field, Router, Schema
 
 from cases import open_data
-from cases.api.catalogue import Problem
+from cases.api.catalogue import Problem, json
 from cases.exchange.schema import case_schema
 from cases.models import PublishedRecord
 
@@ -19,10 +19,6 @@ router = Router(tags=["open data"])
 CHANGES_PER_PAGE = 1000
 BUILD_PENDING_RETRY = 60  # seconds a client waits for the first build
 BULK_MAX_AGE = 300
-
-
-def json(data, status=200):
-    return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
 
 
 def not_built_yet():

@@ -19,6 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
 from cases.contributions.guard import GuardedForm
+from cases.contributions.reports import MAX_EMAIL_LENGTH
 from cases.contributions.suggestions import suggestion_create
 from cases.models.contributions import MAX_NOTE_LENGTH
 from cases.rules import EARLIEST_YEAR, MAX_NAME_LENGTH, MAX_URL_LENGTH, latest_allowed_date
@@ -26,8 +27,6 @@ from cases.validators import HttpUrlValidator
 from incidentlib.ratelimit import Limit, too_many
 
 logger = logging.getLogger(__name__)
-
-MAX_EMAIL_LENGTH = 254
 
 
 class SuggestionForm(GuardedForm):
