@@ -26,6 +26,7 @@ from cases.search.text import case_words, remember_words
 from .locking import exclusive_import
 from .reading import ProblemList, Record
 from .serialize import case_to_exchange, fingerprint
+from .term_matching import TermMatcher
 from .validation import validate_case
 from .words import spooled_words
 from .writing import (
@@ -124,6 +125,17 @@ class ImportResult:
     unchanged: list[str] = dataclasses.field(default_factory=list)
     # Changed by an editor since their last import, so left as they are.
     skipped: list[str] = dataclasses.field(default_factory=list)
+    # What became of each slug no term had as its own (exchange.term_matching.TermChoice):
+    # mapped to a term by its name, or a new term held for review.
+    terms: list = dataclasses.field(default_factory=list)
+
+    @property
+    def mapped_terms(self):
+        return [choice for choice in self.terms if not choice.is_new]
+
+    @property
+    def new_terms(self):
+        return [choice for choice in self.terms if choice.is_new]
 
     def counts(self):
         return {
@@ -283,6 +295,7 @@ class CaseImporter:
     def validate_and_write(self, dry_run):
         total = self.validate()
         result = ImportResult()
+        self.term_matcher = TermMatcher()
         try:
             with transaction.atomic():
                 limit_import_statements()
@@ -295,6 +308,7 @@ class CaseImporter:
                 self.created, self.updated = [], []
                 self.write_all(total, result)
                 write_links(self.links)
+                result.terms = self.term_matcher.report()
                 if before is not None:
                     before["pks"].update(pk for pk, _id in self.created)
                 if self.recorded:
@@ -364,7 +378,8 @@ class CaseImporter:
             .filter(public_id__in=[c["id"] for c in cases])
         }
         orgs = ensure_organisations(cases)
-        terms = ensure_terms(cases)
+        # Before the fingerprints: a case's slugs may be rewritten to the terms they map to.
+        terms = ensure_terms(cases, self.term_matcher)
         to_create, to_update = [], []
         for data in cases:
             incoming = fingerprint(data)

@@ -31,6 +31,8 @@ from cases.models import (
 from cases.rules import IMPACT_FIELDS, LANGUAGES, TRACKED_FIELDS, TRANSLATED_FIELDS
 from cases.search.text import remember_words, search_text_for
 
+from .term_matching import TermMatcher
+
 QUERY_CHUNK = 900  # stays under SQLite's limit on query parameters
 
 # The columns that hold a case's content; status and editorial state are the CMS's own.
@@ -90,8 +92,16 @@ def ensure_organisations(cases):
     return found
 
 
-def ensure_terms(cases):
-    """Terms by (vocabulary, slug) for these cases; unknown slugs get a label from the slug."""
+def ensure_terms(cases, matcher=None):
+    """Terms by (vocabulary, slug) for these cases (their normal forms).
+
+    A slug no term has as its own goes to the term the matcher finds for it (by name, alias
+    or former slug: exchange.term_matching), and the case's own lists are rewritten to name
+    that term, once; a slug it finds none for becomes a new term, unreviewed, labelled from
+    the slug. `matcher` is the run's, to report its choices; a single case's write makes its
+    own, which reads the terms only if some slug is unknown.
+    """
+    matcher = matcher or TermMatcher()
     wanted = set()
     for data in cases:
         for list_field, vocabulary in LIST_VOCABULARIES.items():
@@ -102,13 +112,42 @@ def ensure_terms(cases):
     for chunk in chunked({slug for _, slug in wanted}):
         for term in Term.objects.filter(slug__in=chunk):
             found[(term.vocabulary, term.slug)] = term
-    missing = [
-        Term(vocabulary=vocabulary, slug=slug, label_en=Term.label_from_slug(slug))
-        for vocabulary, slug in sorted(wanted - set(found))
-    ]
+    mapped, missing = {}, []
+    for vocabulary, slug in sorted(wanted - set(found)):
+        term = matcher.choose(vocabulary, slug).term
+        if term is not None:
+            mapped[(vocabulary, slug)] = term.slug
+            found[(vocabulary, term.slug)] = term
+        else:
+            missing.append(
+                Term(
+                    vocabulary=vocabulary,
+                    slug=slug,
+                    label_en=Term.label_from_slug(slug),
+                    reviewed=False,
+                )
+            )
     Term.objects.bulk_create(missing)
-    found.update({(term.vocabulary, term.slug): term for term in missing})
+    for term in missing:
+        matcher.add(term)
+        found[(term.vocabulary, term.slug)] = term
+    if mapped:
+        for data in cases:
+            name_mapped_terms(data, mapped)
     return found
+
+
+def name_mapped_terms(data, mapped):
+    """Rewrite a case's normal form to name the terms its slugs mapped to ({(vocabulary,
+    slug): the term's slug}), each term once where two of its names were given: what is
+    written, and fingerprinted, is what the case then has."""
+    for list_field, vocabulary in LIST_VOCABULARIES.items():
+        slugs = [mapped.get((vocabulary, slug), slug) for slug in data[list_field]]
+        data[list_field] = list(dict.fromkeys(slugs))
+    if data["root_cause"]:
+        data["root_cause"] = mapped.get(
+            (Vocabulary.ROOT_CAUSE, data["root_cause"]), data["root_cause"]
+        )
 
 
 def optional(parse, text):
