@@ -258,6 +258,9 @@ class CaseExchangeViews:
             "force": force,
             "groups": [group(key, getattr(result, key)) for key in GROUPS],
             "pending": pending,
+            # Slugs no term has: the term each goes to, or a new one held for review.
+            "mapped_terms": result.mapped_terms,
+            "new_terms": result.new_terms,
         }
         return self.report_page(request, _("Import: what the dry run found"), context)
 
@@ -374,6 +377,19 @@ class CaseExchangeViews:
             url = f"{reverse('admin:cases_case_changelist')}?{query}"
             text = format_html('{} <a href="{}">{}</a>', text, url, label)
         self.message_user(request, text, messages.SUCCESS)
+        if result.new_terms:
+            url = f"{reverse('admin:cases_term_changelist')}?reviewed__exact=0"
+            self.message_user(
+                request,
+                format_html(
+                    '{} <a href="{}">{}</a>',
+                    _("%(count)s new term(s) wait for review: the public sees none of them yet.")
+                    % {"count": len(result.new_terms)},
+                    url,
+                    _("Review the new terms"),
+                ),
+                messages.WARNING,
+            )
         if result.skipped:
             self.message_user(
                 request,

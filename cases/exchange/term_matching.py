@@ -15,7 +15,7 @@ import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from cases.models import Term, TermRedirect
+from cases.models import Term, TermRedirect, Vocabulary
 from cases.rules import LANGUAGES
 
 
@@ -49,6 +49,10 @@ class TermChoice:
     @property
     def is_new(self):
         return self.term is None
+
+    @property
+    def vocabulary_label(self):
+        return Vocabulary(self.vocabulary).label
 
     def __str__(self):
         if self.term is not None:

@@ -158,3 +158,23 @@ def test_the_key_is_idempotent_and_ignores_case_and_punctuation(name):
     assert name_key(key) == key
     assert name_key(name.upper()) == key
     assert name_key(f" -{name}- ") == key
+
+
+# --- the admin's import preview -------------------------------------------------------
+
+
+def test_the_admin_preview_lists_the_mapped_and_the_new_terms(
+    client, reviewer, taxonomy, post_mortem
+):
+    from tests.admin.test_import_export import json_lines, text_of, upload
+
+    client.force_login(reviewer)
+    terms_before = Term.objects.count()
+    response = upload(client, json_lines(post_mortem))
+    assert response.status_code == 200
+    text = text_of(response)
+    assert "Slugs imported as an existing term" in text
+    assert "<code>config-change</code></td><td>Configuration error" in text
+    assert "New terms, held for review" in text
+    assert [c.slug for c in response.context["new_terms"]] == ["aws", "us-east-1"]
+    assert Term.objects.count() == terms_before

@@ -27,7 +27,7 @@ def imported():
         label_ko="",
         reviewed=False,
     )
-    other = CaseFactory(public_id="IL-0002", with_terms=[dns])
+    other = CaseFactory(public_id="IL-0002", with_terms=[dns, aws])
     case = CaseFactory(
         public_id="IL-0001",
         org=OrganisationFactory(slug="acme", name="Acme"),
@@ -86,7 +86,7 @@ def test_the_graph_has_no_unreviewed_node(client, imported):
         data = client.get(f"/en/graph.json?tab={tab}").json()
         labels = {node["label"] for node in data["nodes"]}
         assert "Aws" not in labels and "Security breach" not in labels
-    # Two cases share one reviewed term: the case tab's edge counts that one alone.
+    # The two cases share a reviewed term and an unreviewed one: the edge counts one.
     case_tab = client.get("/en/graph.json?tab=case").json()
     assert [edge["weight"] for edge in case_tab["edges"]] == [1]
 
