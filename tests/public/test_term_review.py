@@ -135,3 +135,27 @@ def test_the_korean_graph_marks_an_english_label(client, english_only_term):
     data = client.get("/ko/graph.json?tab=component").json()
     (node,) = data["nodes"]
     assert node["label"] == "Object storage" and node["lang"] == "en"
+
+
+def test_the_list_query_count_does_not_grow_with_unreviewed_terms(client, imported):
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from cases.caching import public_content_changed
+
+    def queries(url):
+        cache.clear()
+        client.get(url)  # the facet index built
+        cache.clear()
+        with CaptureQueriesContext(connection) as counted:
+            assert client.get(url).status_code == 200
+        return len(counted.captured_queries)
+
+    urls = ["/en/cases/", "/ko/cases/?component=dns", "/en/graph/?tab=case"]
+    before = [queries(url) for url in urls]
+    for n in range(3, 30):
+        held = TermFactory(vocabulary=Vocabulary.COMPONENT, slug=f"held-{n}", reviewed=False)
+        CaseFactory(public_id=f"IL-{n:04d}", with_terms=[imported["dns"], held])
+    public_content_changed()
+    assert [queries(url) for url in urls] == before
