@@ -377,19 +377,6 @@ class CaseExchangeViews:
             url = f"{reverse('admin:cases_case_changelist')}?{query}"
             text = format_html('{} <a href="{}">{}</a>', text, url, label)
         self.message_user(request, text, messages.SUCCESS)
-        if result.new_terms:
-            url = f"{reverse('admin:cases_term_changelist')}?reviewed__exact=0"
-            self.message_user(
-                request,
-                format_html(
-                    '{} <a href="{}">{}</a>',
-                    _("%(count)s new term(s) wait for review: the public sees none of them yet.")
-                    % {"count": len(result.new_terms)},
-                    url,
-                    _("Review the new terms"),
-                ),
-                messages.WARNING,
-            )
         if result.skipped:
             self.message_user(
                 request,
@@ -410,6 +397,19 @@ class CaseExchangeViews:
                     "updated, %(unchanged)s unchanged, %(skipped)s skipped."
                 )
                 % {key: expected.get(key, 0) for key in GROUPS},
+                messages.WARNING,
+            )
+        if result.new_terms:  # last: the counts and refusals come first
+            url = f"{reverse('admin:cases_term_changelist')}?reviewed__exact=0"
+            self.message_user(
+                request,
+                format_html(
+                    '{} <a href="{}">{}</a>',
+                    _("%(count)s new term(s) wait for review: the public sees none of them yet.")
+                    % {"count": len(result.new_terms)},
+                    url,
+                    _("Review the new terms"),
+                ),
                 messages.WARNING,
             )
 

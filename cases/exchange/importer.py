@@ -34,11 +34,13 @@ from .writing import (
     case_columns,
     chunked,
     create_cases,
+    create_terms,
     ensure_organisations,
-    ensure_terms,
     fill_case,
+    known_terms,
     link_of,
     replace_children,
+    slugs_named,
     write_links,
 )
 
@@ -379,7 +381,7 @@ class CaseImporter:
         }
         orgs = ensure_organisations(cases)
         # Before the fingerprints: a case's slugs may be rewritten to the terms they map to.
-        terms = ensure_terms(cases, self.term_matcher)
+        terms, new_terms = known_terms(cases, self.term_matcher)
         to_create, to_update = [], []
         for data in cases:
             incoming = fingerprint(data)
@@ -400,6 +402,10 @@ class CaseImporter:
                 to_update.append((case, data))
                 result.updated.append(data["id"])
 
+        # New terms for the cases written only: a skipped case makes none.
+        written_data = [data for data, _ in to_create] + [data for _, data in to_update]
+        terms |= create_terms(new_terms & slugs_named(written_data), self.term_matcher)
+
         def new_case(item):
             columns = case_columns(item[0], orgs, terms, words[item[0]["id"]])
             editorial = imported_state(self.status, columns["reviewed_at"], columns["updated_at"])
@@ -408,7 +414,6 @@ class CaseImporter:
         created_pks = create_cases(to_create, new_case)
         for case, data in to_update:
             fill_case(case, data, orgs, terms, words[data["id"]])
-        written_data = [data for data, _ in to_create] + [data for _, data in to_update]
         remember_words(
             word for data in written_data for word in (words[data["id"]] or case_words(data))
         )

@@ -72,6 +72,7 @@ class TermMatcher:
 
     def __init__(self):
         self.choices = {}  # (vocabulary, slug) -> TermChoice
+        self.created = set()  # (vocabulary, slug) of the new terms made
         self._by_name = None  # (vocabulary, name key) -> {term pk: term}
         self._redirects = None  # (vocabulary, old slug) -> term
 
@@ -84,8 +85,10 @@ class TermMatcher:
             for redirect in TermRedirect.objects.select_related("term")
         }
 
-    def add(self, term):
-        """Know a term created since the names were read."""
+    def add(self, term, *, created=False):
+        """Know a term created since the names were read (`created`: by this run)."""
+        if created:
+            self.created.add((term.vocabulary, term.slug))
         if self._by_name is None:
             return  # read with the others when first needed
         for name in names_of(term):
@@ -115,5 +118,11 @@ class TermMatcher:
         return choice
 
     def report(self):
-        """The choices made, mapped ones first, each group by vocabulary and slug."""
-        return sorted(self.choices.values(), key=lambda c: (c.is_new, c.vocabulary, c.slug))
+        """The choices made, mapped ones first, each group by vocabulary and slug; of the
+        new terms, those made (a skipped case's are not)."""
+        made = [
+            choice
+            for key, choice in self.choices.items()
+            if not choice.is_new or key in self.created
+        ]
+        return sorted(made, key=lambda c: (c.is_new, c.vocabulary, c.slug))

@@ -93,48 +93,63 @@ def ensure_organisations(cases):
 
 
 def ensure_terms(cases, matcher=None):
-    """Terms by (vocabulary, slug) for these cases (their normal forms).
+    """Terms by (vocabulary, slug) for these cases (their normal forms), creating the new
+    ones (see known_terms and create_terms)."""
+    matcher = matcher or TermMatcher()
+    found, new = known_terms(cases, matcher)
+    return found | create_terms(new, matcher)
+
+
+def known_terms(cases, matcher):
+    """({(vocabulary, slug): term} of the terms these cases name, {(vocabulary, slug)} of
+    the slugs no term answers to).
 
     A slug no term has as its own goes to the term the matcher finds for it (by name, alias
     or former slug: exchange.term_matching), and the case's own lists are rewritten to name
-    that term, once; a slug it finds none for becomes a new term, unreviewed, labelled from
-    the slug. `matcher` is the run's, to report its choices; a single case's write makes its
-    own, which reads the terms only if some slug is unknown.
+    that term, once. `matcher` is the run's, to report its choices; a single case's write
+    makes its own, which reads the terms only if some slug is unknown.
     """
-    matcher = matcher or TermMatcher()
-    wanted = set()
-    for data in cases:
-        for list_field, vocabulary in LIST_VOCABULARIES.items():
-            wanted.update((vocabulary, slug) for slug in data[list_field])
-        if data["root_cause"]:
-            wanted.add((Vocabulary.ROOT_CAUSE, data["root_cause"]))
     found = {}
+    wanted = slugs_named(cases)
     for chunk in chunked({slug for _, slug in wanted}):
         for term in Term.objects.filter(slug__in=chunk):
             found[(term.vocabulary, term.slug)] = term
-    mapped, missing = {}, []
+    mapped, new = {}, set()
     for vocabulary, slug in sorted(wanted - set(found)):
         term = matcher.choose(vocabulary, slug).term
         if term is not None:
             mapped[(vocabulary, slug)] = term.slug
             found[(vocabulary, term.slug)] = term
         else:
-            missing.append(
-                Term(
-                    vocabulary=vocabulary,
-                    slug=slug,
-                    label_en=Term.label_from_slug(slug),
-                    reviewed=False,
-                )
-            )
-    Term.objects.bulk_create(missing)
-    for term in missing:
-        matcher.add(term)
-        found[(term.vocabulary, term.slug)] = term
+            new.add((vocabulary, slug))
     if mapped:
         for data in cases:
             name_mapped_terms(data, mapped)
-    return found
+    return found, new
+
+
+def slugs_named(cases):
+    """{(vocabulary, slug)} of every term these cases name."""
+    named = set()
+    for data in cases:
+        for list_field, vocabulary in LIST_VOCABULARIES.items():
+            named.update((vocabulary, slug) for slug in data[list_field])
+        if data["root_cause"]:
+            named.add((Vocabulary.ROOT_CAUSE, data["root_cause"]))
+    return named
+
+
+def create_terms(keys, matcher):
+    """New terms for these (vocabulary, slug) keys: labelled from the slug and unreviewed,
+    unknown to the public until a reviewer accepts them."""
+    created = [
+        Term(vocabulary=vocabulary, slug=slug, label_en=Term.label_from_slug(slug), reviewed=False)
+        for vocabulary, slug in sorted(keys)
+    ]
+    Term.objects.bulk_create(created)
+    for term in created:
+        matcher.add(term, created=True)
+    return {(term.vocabulary, term.slug): term for term in created}
 
 
 def name_mapped_terms(data, mapped):

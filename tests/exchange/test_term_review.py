@@ -119,6 +119,17 @@ def test_a_real_run_says_which_terms_wait_for_review(taxonomy, post_mortem, writ
     assert "component: aws (new)" in out
 
 
+def test_a_skipped_case_makes_no_new_term(taxonomy, post_mortem, write_json):
+    assert run_import(write_json("c.json", post_mortem))[2] is None
+    Case.objects.filter(public_id="IL-0700").update(title_en="Edited by hand")
+    Case.objects.filter(public_id="IL-0700").update(import_fingerprint="edited")
+    post_mortem["components"] = ["github"]
+    out, _err, error = run_import(write_json("c.json", post_mortem))
+    assert error is None and "skipped 1" in out
+    assert not Term.objects.filter(slug="github").exists()
+    assert "github" not in out
+
+
 # --- the name key -----------------------------------------------------------------
 
 
