@@ -15,7 +15,7 @@ from cases.editorial.names import (
     term_accept,
     term_merge,
 )
-from cases.editorial.rights import WorkflowError, is_reviewer
+from cases.editorial.rights import is_reviewer
 from cases.exchange.taxonomy import TaxonomyError
 from cases.models import Organisation, Term
 
@@ -67,12 +67,6 @@ class TermAdmin(PublicNameAdmin, TranslationAdmin):
         if obj is None or obj.reviewed or not is_reviewer(request.user):
             fields.append("reviewed")
         return fields
-
-    def save_model(self, request, obj, form, change):
-        try:
-            super().save_model(request, obj, form, change)
-        except WorkflowError as error:  # the form's box for a reviewer only; said anyway
-            self.message_user(request, str(error), messages.ERROR)
 
     def changelist_view(self, request, extra_context=None):
         extra_context = {
