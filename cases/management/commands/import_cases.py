@@ -70,6 +70,8 @@ class Command(BaseCommand):
                 if source.temporary:
                     source.path.unlink(missing_ok=True)
 
+        # The terms first: the last line says what the run did (scripts read it).
+        self.report_terms(result, dry_run)
         counts = result.counts()
         prefix = "Dry run, nothing written: would have " if dry_run else ""
         self.stdout.write(prefix + ", ".join(f"{what} {number}" for what, number in counts.items()))
@@ -78,7 +80,6 @@ class Command(BaseCommand):
                 "Skipped because an editor changed them since their last import "
                 "(--force overwrites): " + ", ".join(result.skipped)
             )
-        self.report_terms(result, dry_run)
 
     def report_terms(self, result, dry_run):
         """Every slug no term had as its own: which term it went to, or that it is new."""
