@@ -57,7 +57,7 @@ def changed_case_pks(using, since_version, version):
 
 
 def line_of(case):
-    return json.dumps(case_to_exchange(case), ensure_ascii=False, sort_keys=True)
+    return json.dumps(case_to_exchange(case, public=True), ensure_ascii=False, sort_keys=True)
 
 
 def fingerprint(line):

@@ -258,6 +258,9 @@ class CaseExchangeViews:
             "force": force,
             "groups": [group(key, getattr(result, key)) for key in GROUPS],
             "pending": pending,
+            # Slugs no term has: the term each goes to, or a new one held for review.
+            "mapped_terms": result.mapped_terms,
+            "new_terms": result.new_terms,
         }
         return self.report_page(request, _("Import: what the dry run found"), context)
 
@@ -394,6 +397,19 @@ class CaseExchangeViews:
                     "updated, %(unchanged)s unchanged, %(skipped)s skipped."
                 )
                 % {key: expected.get(key, 0) for key in GROUPS},
+                messages.WARNING,
+            )
+        if result.new_terms:  # last: the counts and refusals come first
+            url = f"{reverse('admin:cases_term_changelist')}?reviewed__exact=0"
+            self.message_user(
+                request,
+                format_html(
+                    '{} <a href="{}">{}</a>',
+                    _("%(count)s new term(s) wait for review: the public sees none of them yet.")
+                    % {"count": len(result.new_terms)},
+                    url,
+                    _("Review the new terms"),
+                ),
                 messages.WARNING,
             )
 

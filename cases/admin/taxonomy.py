@@ -5,10 +5,17 @@ from django.contrib import admin, messages
 from django.db.models import Count
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from modeltranslation.admin import TranslationAdmin
 
-from cases.editorial.names import may_change_name, name_delete, name_save, term_merge
+from cases.editorial.names import (
+    may_change_name,
+    name_delete,
+    name_save,
+    term_accept,
+    term_merge,
+)
+from cases.editorial.rights import is_reviewer
 from cases.exchange.taxonomy import TaxonomyError
 from cases.models import Organisation, Term
 
@@ -46,11 +53,27 @@ class OrganisationAdmin(PublicNameAdmin, TranslationAdmin):
 
 @admin.register(Term)
 class TermAdmin(PublicNameAdmin, TranslationAdmin):
-    list_display = ["label", "slug", "vocabulary", "case_count"]
-    list_filter = ["vocabulary"]
+    list_display = ["label", "slug", "vocabulary", "reviewed", "case_count"]
+    # "Reviewed: No" lists the terms imports hold until a reviewer accepts or merges them.
+    list_filter = ["reviewed", "vocabulary"]
     search_fields = ["slug", "label_en", "label_ko", "aliases_en", "aliases_ko"]
     ordering = ["vocabulary", "slug"]
-    actions = ["merge_terms"]
+    actions = ["accept_terms", "merge_terms"]
+
+    def get_readonly_fields(self, request, obj=None):
+        # Only a term still held for review has the box, and only a reviewer ticks it: a
+        # form never unticks one (a reviewed term leaves the public by a merge or deletion).
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is None or obj.reviewed or not is_reviewer(request.user):
+            fields.append("reviewed")
+        return fields
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {
+            "unreviewed_count": Term.objects.unreviewed().count(),
+            **(extra_context or {}),
+        }
+        return super().changelist_view(request, extra_context)
 
     def get_queryset(self, request):
         return (
@@ -70,6 +93,28 @@ class TermAdmin(PublicNameAdmin, TranslationAdmin):
 
     def has_merge_permission(self, request):
         return request.user.has_perm("cases.merge_term")
+
+    def has_accept_permission(self, request):
+        return is_reviewer(request.user)
+
+    @admin.action(
+        description=gettext_lazy("Accept selected terms: show them on the public pages"),
+        permissions=["accept"],
+    )
+    def accept_terms(self, request, queryset):
+        accepted = term_accept(terms=list(queryset), user=request.user)
+        for term in accepted:
+            self.log_change(request, term, [{"changed": {"fields": ["reviewed"]}}])
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)s term accepted: the public sees it from now on.",
+                "%(count)s terms accepted: the public sees them from now on.",
+                len(accepted),
+            )
+            % {"count": len(accepted)},
+            messages.SUCCESS if accepted else messages.WARNING,
+        )
 
     @admin.action(description=gettext_lazy("Merge selected terms into one"), permissions=["merge"])
     def merge_terms(self, request, queryset):

@@ -244,7 +244,16 @@ def build(using, version):
     # and organisation, about 10 ms more than reading them all at 100,000 cases.
     organisations = public_organisations(using)
     terms = tuple(Term.objects.using(using).public().order_by("vocabulary", "slug"))
-    return FacetIndex(version, public, sets, terms, organisations, using)
+    return FacetIndex(version, public, shown_terms_only(sets, terms), terms, organisations, using)
+
+
+def shown_terms_only(sets, terms):
+    """`sets` without the terms the public may not see that public cases still have (those
+    an import holds for review): no count, filter or graph reaches them."""
+    keys = {term.pk for term in terms}
+    for kind in ("term", "cause"):
+        sets[kind] = {key: cases for key, cases in sets[kind].items() if key in keys}
+    return sets
 
 
 def public_organisations(using):
@@ -273,7 +282,8 @@ def follow(index, version, pks):
     """A new index at `version`: `index` with the cases in `pks` as they are now.
 
     Only the sets that held one of the cases, or hold one now, are made anew; the terms
-    and organisations are read again only if one came into or left the public. At
+    and organisations are read again only if one came into or left the public (or a
+    changed case has a term held for review, which is then left out again). At
     100,000 cases a few milliseconds for a case, against building the index afresh.
     """
     using = index.using
@@ -320,6 +330,7 @@ def follow(index, version, pks):
         terms = tuple(Term.objects.using(using).public().order_by("vocabulary", "slug"))
     if not same_organisations:
         organisations = public_organisations(using)
+    sets = shown_terms_only(sets, terms)
     followed = FacetIndex(version, all_public, sets, terms, organisations, using)
     if same_terms and same_organisations and "names" in index.__dict__:
         followed.__dict__["names"] = index.names  # the same names to search by

@@ -12,7 +12,7 @@ from cases.catalogue.vocabularies import facet_of
 from cases.models import Case, CaseStep, CaseTerm, Term, Vocabulary
 from cases.search.query import suggested_filters
 from cases.search.snippets import find_snippet, highlighter_for
-from cases.templatetags.library import translated_text
+from cases.templatetags.library import term_label_parts, translated_text
 
 # What a search result's snippet is cut from, the first text with the most of the words.
 SNIPPET_FIELDS = ("summary", "symptoms_text", "trigger", "detection", "lessons")
@@ -178,18 +178,21 @@ def year_chart(items):
 
 
 def cause_chart(items):
-    """Rows of cases per cause."""
-    top = max((count for _label, count in items), default=0) or 1
+    """Rows of cases per cause: `items` are (facet value, count)."""
+    top = max((count for _value, count in items), default=0) or 1
     rows = [
         {
-            "label": label,
+            "value": value,
+            # The SVG's text is plain: a label in another language says so by `lang` alone.
+            "label": term_label_parts(value.obj)[0] if value.obj else value.label,
+            "lang": term_label_parts(value.obj)[1] if value.obj else "",
             "count": count,
             "y": index * CAUSE_ROW,
             "width": round(120 * count / top, 1),
             "text_y": index * CAUSE_ROW + 11,
             "count_x": 130 + round(120 * count / top, 1) + 4,
         }
-        for index, (label, count) in enumerate(items)
+        for index, (value, count) in enumerate(items)
     ]
     return {
         "rows": rows,
@@ -203,9 +206,7 @@ def charts(facets, within, by_year):
     """Cases per year and per cause, for the small charts above the list."""
     cause_facet = next(f for f in facets if f.name == "cause")
     # Causes within the list itself (the facet's own counts ignore a cause selection).
-    by_cause = [
-        (v.label, within.get((Vocabulary.ROOT_CAUSE, v.slug), 0)) for v in cause_facet.values
-    ]
+    by_cause = [(v, within.get((Vocabulary.ROOT_CAUSE, v.slug), 0)) for v in cause_facet.values]
     by_cause = sorted([item for item in by_cause if item[1]], key=lambda item: -item[1])
     return {
         "years": year_chart(by_year) if by_year else None,

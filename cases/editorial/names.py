@@ -41,18 +41,39 @@ def may_change_name(user, obj):
 
 @transaction.atomic
 def name_save(*, obj, user):
-    """Save an organisation or a term as `user` has changed it."""
+    """Save an organisation or a term as `user` has changed it. A term held for review
+    stays so unless a reviewer marks it reviewed (term_accept says why)."""
     public = False
     if obj.pk is not None:
         stored = type(obj).objects.select_for_update().get(pk=obj.pk)
         public = is_public_name(stored)  # a new name has no cases: nobody sees it yet
         if public and not is_reviewer(user):
             raise WorkflowError(_("Only a reviewer may change a name the public sees."))
+        accepting = isinstance(obj, Term) and obj.reviewed and not stored.reviewed
+        if accepting and not is_reviewer(user):
+            raise WorkflowError(_("Only a reviewer may accept a term."))
     obj.save()
     refresh_search_text(cases_named_by(obj))
-    if public:
+    if public or is_public_name(obj):  # seen before, or from now on (an accepted term)
         public_content_changed()
     return obj
+
+
+@transaction.atomic
+def term_accept(*, terms, user):
+    """Accept terms an import held for review as they are labelled now: from now on the
+    public sees them on the cases that have them, in the facets, filters and graph. A
+    reviewer's decision, as every change of a name the public sees is. Returns the terms
+    accepted (those of `terms` still waiting)."""
+    if not is_reviewer(user):
+        raise WorkflowError(_("Only a reviewer may accept a term."))
+    waiting = list(
+        Term.objects.select_for_update().filter(pk__in=[t.pk for t in terms], reviewed=False)
+    )
+    if waiting:
+        Term.objects.filter(pk__in=[t.pk for t in waiting]).update(reviewed=True)
+        public_content_changed()  # every list, facet and case page that has them
+    return waiting
 
 
 @transaction.atomic
@@ -97,6 +118,8 @@ def term_merge(*, survivor, others):
                 if name and name not in aliases and name != getattr(survivor, f"label_{language}"):
                     aliases.append(name)
         setattr(survivor, f"aliases_{language}", "\n".join(aliases))
+    # The name a reviewer chose to keep is reviewed, even one an import held.
+    survivor.reviewed = True
     survivor.save()
 
     TermRedirect.objects.filter(term__in=other_ids).update(term=survivor)

@@ -26,6 +26,7 @@ from cases.search.text import case_words, remember_words
 from .locking import exclusive_import
 from .reading import ProblemList, Record
 from .serialize import case_to_exchange, fingerprint
+from .term_matching import TermMatcher
 from .validation import validate_case
 from .words import spooled_words
 from .writing import (
@@ -33,11 +34,13 @@ from .writing import (
     case_columns,
     chunked,
     create_cases,
+    create_terms,
     ensure_organisations,
-    ensure_terms,
     fill_case,
+    known_terms,
     link_of,
     replace_children,
+    slugs_named,
     write_links,
 )
 
@@ -124,6 +127,17 @@ class ImportResult:
     unchanged: list[str] = dataclasses.field(default_factory=list)
     # Changed by an editor since their last import, so left as they are.
     skipped: list[str] = dataclasses.field(default_factory=list)
+    # What became of each slug no term had as its own (exchange.term_matching.TermChoice):
+    # mapped to a term by its name, or a new term held for review.
+    terms: list = dataclasses.field(default_factory=list)
+
+    @property
+    def mapped_terms(self):
+        return [choice for choice in self.terms if not choice.is_new]
+
+    @property
+    def new_terms(self):
+        return [choice for choice in self.terms if choice.is_new]
 
     def counts(self):
         return {
@@ -283,6 +297,7 @@ class CaseImporter:
     def validate_and_write(self, dry_run):
         total = self.validate()
         result = ImportResult()
+        self.term_matcher = TermMatcher()
         try:
             with transaction.atomic():
                 limit_import_statements()
@@ -295,6 +310,7 @@ class CaseImporter:
                 self.created, self.updated = [], []
                 self.write_all(total, result)
                 write_links(self.links)
+                result.terms = self.term_matcher.report()
                 if before is not None:
                     before["pks"].update(pk for pk, _id in self.created)
                 if self.recorded:
@@ -364,7 +380,8 @@ class CaseImporter:
             .filter(public_id__in=[c["id"] for c in cases])
         }
         orgs = ensure_organisations(cases)
-        terms = ensure_terms(cases)
+        # Before the fingerprints: a case's slugs may be rewritten to the terms they map to.
+        terms, new_terms = known_terms(cases, self.term_matcher)
         to_create, to_update = [], []
         for data in cases:
             incoming = fingerprint(data)
@@ -385,6 +402,10 @@ class CaseImporter:
                 to_update.append((case, data))
                 result.updated.append(data["id"])
 
+        # New terms for the cases written only: a skipped case makes none.
+        written_data = [data for data, _ in to_create] + [data for _, data in to_update]
+        terms |= create_terms(new_terms & slugs_named(written_data), self.term_matcher)
+
         def new_case(item):
             columns = case_columns(item[0], orgs, terms, words[item[0]["id"]])
             editorial = imported_state(self.status, columns["reviewed_at"], columns["updated_at"])
@@ -393,7 +414,6 @@ class CaseImporter:
         created_pks = create_cases(to_create, new_case)
         for case, data in to_update:
             fill_case(case, data, orgs, terms, words[data["id"]])
-        written_data = [data for data, _ in to_create] + [data for _, data in to_update]
         remember_words(
             word for data in written_data for word in (words[data["id"]] or case_words(data))
         )

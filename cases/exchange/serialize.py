@@ -4,6 +4,7 @@ import hashlib
 import json
 
 from cases.models import LIST_VOCABULARIES, CaseStep
+from cases.models.catalogue import shown_terms
 from cases.rules import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS
 
 from .spelling import format_datetime, format_duration
@@ -27,8 +28,13 @@ def impact_value(case, field):
     return text["en"] if not text["ko"] else text
 
 
-def case_to_exchange(case):
-    """The case as one exchange-format object. Expects `Case.objects.for_exchange()`."""
+def case_to_exchange(case, *, public=False):
+    """The case as one exchange-format object. Expects `Case.objects.for_exchange()`.
+
+    `public`: as readers may have it (its page's JSON, the API, the open data), without
+    the terms an import holds for review, which no public page names; editors' exports
+    and backups keep them."""
+    shown = shown_terms if public else list
     data = {
         "id": case.public_id,
         "org": case.org.name,
@@ -41,8 +47,9 @@ def case_to_exchange(case):
     data["impact"] = {field: impact_value(case, field) for field in IMPACT_FIELDS}
     data["severity"] = case.severity
     for list_field, vocabulary in LIST_VOCABULARIES.items():
-        data[list_field] = [term.slug for term in case.terms_of(vocabulary)]
-    data["root_cause"] = case.root_cause.slug if case.root_cause_id else None
+        data[list_field] = [term.slug for term in shown(case.terms_of(vocabulary))]
+    cause = shown([case.root_cause] if case.root_cause_id else [])
+    data["root_cause"] = cause[0].slug if cause else None
     data["timeline"] = {
         "detected_after": format_duration(case.detected_after),
         "resolved_after": format_duration(case.resolved_after),

@@ -22,7 +22,7 @@ from cases.models import Case, Organisation, Term, Vocabulary
 from cases.rules import LANGUAGES, MAX_NAME_LENGTH, is_slug
 from cases.search.text import refresh_search_text
 
-TERM_KEYS = {"slug", "label", "description", "aliases"}
+TERM_KEYS = {"slug", "label", "description", "aliases", "reviewed"}
 # The one key of the file that is not a vocabulary.
 ORGANISATIONS = "organisations"
 ORGANISATION_KEYS = {"slug", "name", "aliases"}
@@ -92,6 +92,12 @@ def parse_term(item, vocabulary, path, problems):
                 continue
             fields[f"{key}_{language}"] = text
     fields |= parse_aliases(item, path, problems)
+    # A term the file names is reviewed, unless it says otherwise (a backup of one that an
+    # import holds for review).
+    reviewed = item.get("reviewed", True)
+    if not isinstance(reviewed, bool):
+        problems.append(f"{path}.reviewed: must be true or false")
+    fields["reviewed"] = reviewed is not False
     if not fields.get("label_en"):
         problems.append(f"{path}.label.en: an English label is required")
     return fields
@@ -160,7 +166,8 @@ def parse_aliases(item, path, problems):
 
 def is_unset(obj, name):
     value = getattr(obj, name)
-    # A term an import created before anyone labelled it carries a label made from its slug.
+    # A term an import created before anyone labelled it carries a label made from its slug,
+    # and waits for review (`reviewed` false): the file's word on either fills it in.
     return not value or (
         isinstance(obj, Term) and name == "label_en" and value == Term.label_from_slug(obj.slug)
     )
@@ -244,6 +251,7 @@ def export_taxonomy():
                 },
                 "aliases": {lang: term.alias_list(lang) for lang in LANGUAGES},
             }
+            | ({} if term.reviewed else {"reviewed": False})
         )
     document[ORGANISATIONS] = [
         {

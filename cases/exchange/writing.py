@@ -31,6 +31,8 @@ from cases.models import (
 from cases.rules import IMPACT_FIELDS, LANGUAGES, TRACKED_FIELDS, TRANSLATED_FIELDS
 from cases.search.text import remember_words, search_text_for
 
+from .term_matching import TermMatcher
+
 QUERY_CHUNK = 900  # stays under SQLite's limit on query parameters
 
 # The columns that hold a case's content; status and editorial state are the CMS's own.
@@ -90,25 +92,77 @@ def ensure_organisations(cases):
     return found
 
 
-def ensure_terms(cases):
-    """Terms by (vocabulary, slug) for these cases; unknown slugs get a label from the slug."""
-    wanted = set()
-    for data in cases:
-        for list_field, vocabulary in LIST_VOCABULARIES.items():
-            wanted.update((vocabulary, slug) for slug in data[list_field])
-        if data["root_cause"]:
-            wanted.add((Vocabulary.ROOT_CAUSE, data["root_cause"]))
+def ensure_terms(cases, matcher=None):
+    """Terms by (vocabulary, slug) for these cases (their normal forms), creating the new
+    ones (see known_terms and create_terms)."""
+    matcher = matcher or TermMatcher()
+    found, new = known_terms(cases, matcher)
+    return found | create_terms(new, matcher)
+
+
+def known_terms(cases, matcher):
+    """({(vocabulary, slug): term} of the terms these cases name, {(vocabulary, slug)} of
+    the slugs no term answers to).
+
+    A slug no term has as its own goes to the term the matcher finds for it (by name, alias
+    or former slug: exchange.term_matching), and the case's own lists are rewritten to name
+    that term, once. `matcher` is the run's, to report its choices; a single case's write
+    makes its own, which reads the terms only if some slug is unknown.
+    """
     found = {}
+    wanted = slugs_named(cases)
     for chunk in chunked({slug for _, slug in wanted}):
         for term in Term.objects.filter(slug__in=chunk):
             found[(term.vocabulary, term.slug)] = term
-    missing = [
-        Term(vocabulary=vocabulary, slug=slug, label_en=Term.label_from_slug(slug))
-        for vocabulary, slug in sorted(wanted - set(found))
+    mapped, new = {}, set()
+    for vocabulary, slug in sorted(wanted - set(found)):
+        term = matcher.choose(vocabulary, slug).term
+        if term is not None:
+            mapped[(vocabulary, slug)] = term.slug
+            found[(vocabulary, term.slug)] = term
+        else:
+            new.add((vocabulary, slug))
+    if mapped:
+        for data in cases:
+            name_mapped_terms(data, mapped)
+    return found, new
+
+
+def slugs_named(cases):
+    """{(vocabulary, slug)} of every term these cases name."""
+    named = set()
+    for data in cases:
+        for list_field, vocabulary in LIST_VOCABULARIES.items():
+            named.update((vocabulary, slug) for slug in data[list_field])
+        if data["root_cause"]:
+            named.add((Vocabulary.ROOT_CAUSE, data["root_cause"]))
+    return named
+
+
+def create_terms(keys, matcher):
+    """New terms for these (vocabulary, slug) keys: labelled from the slug and unreviewed,
+    unknown to the public until a reviewer accepts them."""
+    created = [
+        Term(vocabulary=vocabulary, slug=slug, label_en=Term.label_from_slug(slug), reviewed=False)
+        for vocabulary, slug in sorted(keys)
     ]
-    Term.objects.bulk_create(missing)
-    found.update({(term.vocabulary, term.slug): term for term in missing})
-    return found
+    Term.objects.bulk_create(created)
+    for term in created:
+        matcher.add(term, created=True)
+    return {(term.vocabulary, term.slug): term for term in created}
+
+
+def name_mapped_terms(data, mapped):
+    """Rewrite a case's normal form to name the terms its slugs mapped to ({(vocabulary,
+    slug): the term's slug}), each term once where two of its names were given: what is
+    written, and fingerprinted, is what the case then has."""
+    for list_field, vocabulary in LIST_VOCABULARIES.items():
+        slugs = [mapped.get((vocabulary, slug), slug) for slug in data[list_field]]
+        data[list_field] = list(dict.fromkeys(slugs))
+    if data["root_cause"]:
+        data["root_cause"] = mapped.get(
+            (Vocabulary.ROOT_CAUSE, data["root_cause"]), data["root_cause"]
+        )
 
 
 def optional(parse, text):

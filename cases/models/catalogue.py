@@ -51,14 +51,27 @@ LIST_VOCABULARIES = {field: Vocabulary(value) for field, value in vocabularies.L
 
 class TermQuerySet(models.QuerySet):
     def public(self):
-        """The terms that some public case has, among its terms or as its cause. A term
-        that only drafts (or cases in review, or withdrawn ones) have is unknown to the
-        public: its label as much as its cases."""
+        """The reviewed terms that some public case has, among its terms or as its cause.
+        A term that only drafts (or cases in review, or withdrawn ones) have is unknown to
+        the public: its label as much as its cases. So is a term an import made of a slug
+        nobody has reviewed yet (Term.reviewed), even on a published case."""
         cases = Case.objects.public()
         return self.filter(
+            Q(reviewed=True),
             models.Exists(cases.filter(case_terms__term=models.OuterRef("pk")))
-            | models.Exists(cases.filter(root_cause=models.OuterRef("pk")))
+            | models.Exists(cases.filter(root_cause=models.OuterRef("pk"))),
         )
+
+    def unreviewed(self):
+        """The terms that wait for an editor to label, merge or accept them."""
+        return self.filter(reviewed=False)
+
+
+def shown_terms(terms):
+    """Those of a case's terms (instances at hand) that its public page may name: the
+    instance-side test of TermQuerySet.public, whose other half (a public case) the page's
+    own case already passes."""
+    return [term for term in terms if term.reviewed]
 
 
 class OrganisationQuerySet(models.QuerySet):
@@ -111,6 +124,18 @@ class Term(HasAliases, models.Model):
     description = models.TextField(_("description"), blank=True)
     # One alias a line; search matches them as it matches the label.
     aliases = models.TextField(_("aliases"), blank=True, help_text=_("One alias a line."))
+    # An import names terms by slug; one no term answers to is held here, unreviewed and
+    # unknown to the public, until an editor labels it and a reviewer accepts or merges it.
+    # The taxonomy file's terms and those editors add are reviewed.
+    reviewed = models.BooleanField(
+        _("reviewed"),
+        default=True,
+        db_default=True,
+        help_text=_(
+            "Shown on the public pages. A term an import made from an unknown slug is not, "
+            "until a reviewer accepts it."
+        ),
+    )
 
     objects = TermQuerySet.as_manager()
 
@@ -417,26 +442,26 @@ class Case(models.Model):
     def steps_of(self, kind):
         return [step for step in self.steps.all() if step.kind == kind]
 
-    # For templates, which cannot pass arguments.
+    # For templates, which cannot pass arguments: the terms a public page names.
     @property
     def cause_terms(self):
-        return [self.root_cause] if self.root_cause_id else []
+        return shown_terms([self.root_cause] if self.root_cause_id else [])
 
     @property
     def symptom_terms(self):
-        return self.terms_of(Vocabulary.SYMPTOM)
+        return shown_terms(self.terms_of(Vocabulary.SYMPTOM))
 
     @property
     def component_terms(self):
-        return self.terms_of(Vocabulary.COMPONENT)
+        return shown_terms(self.terms_of(Vocabulary.COMPONENT))
 
     @property
     def contributing_terms(self):
-        return self.terms_of(Vocabulary.CONTRIBUTING)
+        return shown_terms(self.terms_of(Vocabulary.CONTRIBUTING))
 
     @property
     def domain_terms(self):
-        return self.terms_of(Vocabulary.DOMAIN)
+        return shown_terms(self.terms_of(Vocabulary.DOMAIN))
 
     @property
     def remediation_steps(self):

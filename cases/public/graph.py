@@ -34,6 +34,7 @@ from cases.catalogue.vocabularies import (
 )
 from cases.models import CaseTerm
 from cases.rules import LANGUAGES
+from cases.templatetags.library import LANGUAGE_MARKS, term_label_parts
 
 
 class Tab(NamedTuple):
@@ -76,14 +77,17 @@ class Graph:
 
     def strongest_links(self, limit=25):
         """For the table that stands in for the drawing."""
-        labels = {node["id"]: node["label"] for node in self.nodes}
-        urls = {node["id"]: node["url"] for node in self.nodes}
+        nodes = {node["id"]: node for node in self.nodes}
         return [
             {
-                "source": labels[e["source"]],
-                "source_url": urls[e["source"]],
-                "target": labels[e["target"]],
-                "target_url": urls[e["target"]],
+                "source": nodes[e["source"]]["label"],
+                "source_url": nodes[e["source"]]["url"],
+                "source_lang": nodes[e["source"]].get("lang", ""),
+                "source_mark": nodes[e["source"]].get("lang_mark", ""),
+                "target": nodes[e["target"]]["label"],
+                "target_url": nodes[e["target"]]["url"],
+                "target_lang": nodes[e["target"]].get("lang", ""),
+                "target_mark": nodes[e["target"]].get("lang_mark", ""),
                 "weight": e["weight"],
             }
             for e in sorted(self.edges, key=lambda e: -e["weight"])[:limit]
@@ -163,14 +167,7 @@ def term_graph(tab, query):
 
     keys = kept_own | {edge[1] for edge in kept_edges}
     nodes = [
-        {
-            "id": term_node_id(*key),
-            "kind": facet_of(key[0]),
-            "label": terms[key[1]].label,
-            "count": counts.get(key, 0),
-            "url": filtered_url(query.data, facet_of(key[0]), terms[key[1]].slug),
-            "colour": BY_VALUE[key[0]].colour,
-        }
+        term_node(key, terms[key[1]], counts.get(key, 0), query)
         for key in sorted(keys, key=lambda key: (key[0] != vocabulary, -counts.get(key, 0), key[1]))
         if key[1] in terms
     ]
@@ -186,6 +183,22 @@ def term_graph(tab, query):
     )
 
 
+def term_node(key, term, count, query):
+    label, language = term_label_parts(term)
+    node = {
+        "id": term_node_id(*key),
+        "kind": facet_of(key[0]),
+        "label": label,
+        "count": count,
+        "url": filtered_url(query.data, facet_of(key[0]), term.slug),
+        "colour": BY_VALUE[key[0]].colour,
+    }
+    if language:  # a label not in the page's language (a Korean page, no Korean label)
+        node["lang"] = language
+        node["lang_mark"] = str(LANGUAGE_MARKS.get(language, ""))
+    return node
+
+
 def case_graph(query):
     """The most recent filtered cases, joined by the terms they share."""
     newest = query.page(
@@ -197,8 +210,12 @@ def case_graph(query):
     total, chosen = newest.paginator.count, newest.object_list
     ids = [row["pk"] for row in chosen]
     shared = (
+        # Shared terms the public may see: not those an import holds for review.
         CaseTerm.objects.filter(
-            case__in=ids, term__case_terms__case__in=ids, case__lt=F("term__case_terms__case")
+            case__in=ids,
+            term__reviewed=True,
+            term__case_terms__case__in=ids,
+            case__lt=F("term__case_terms__case"),
         )
         .order_by()
         .values("case_id", other=F("term__case_terms__case_id"))
@@ -207,7 +224,7 @@ def case_graph(query):
     )
     edges = list(shared)
     counts = dict(
-        CaseTerm.objects.filter(case__in=ids)
+        CaseTerm.objects.filter(case__in=ids, term__reviewed=True)
         .order_by()
         .values_list("case_id")
         .annotate(n=Count("term_id"))

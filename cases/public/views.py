@@ -128,7 +128,7 @@ def list_in_exchange_format(request):
         "previous": page_url(page.previous_page_number()) if page.has_previous() else None,
         "notices": [str(notice) for notice in query.notices],
         "search": search_outcome(query),
-        "results": [case_to_exchange(by_pk[pk]) for pk in ids],
+        "results": [case_to_exchange(by_pk[pk], public=True) for pk in ids],
     }
 
 
@@ -311,7 +311,7 @@ def case_in_exchange_format(public_id):
     page_shows(cases=[case.pk])
     if case.status == Case.Status.WITHDRAWN:
         return 410, {"id": case.public_id, "status": "withdrawn"}
-    return 200, case_to_exchange(case)
+    return 200, case_to_exchange(case, public=True)
 
 
 @require_safe

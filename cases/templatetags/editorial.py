@@ -2,7 +2,7 @@ from django import template
 
 from cases.admin.filters import QUEUES, queue_query
 from cases.editorial import comments
-from cases.models import Case, ReviewClaim, Suggestion
+from cases.models import Case, ReviewClaim, Suggestion, Term
 
 register = template.Library()
 
@@ -25,6 +25,14 @@ def suggestions_waiting(user):
     if not user.has_perm("cases.change_suggestion"):
         return None
     return Suggestion.objects.filter(status=Suggestion.Status.NEW).count()
+
+
+@register.simple_tag
+def terms_waiting(user):
+    """How many terms an import holds for review, for one who may see terms; else None."""
+    if not user.has_perm("cases.view_term"):
+        return None
+    return Term.objects.unreviewed().count()
 
 
 @register.simple_tag

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django import template
 from django.conf import settings
 from django.urls import reverse, translate_url
+from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.translation import get_language, gettext_lazy, override
 from django.utils.translation import gettext as _
@@ -14,7 +15,7 @@ from django.utils.translation import gettext as _
 from cases import markdown as case_markdown
 from cases.catalogue.filters import FACETS, NARROWING
 from cases.catalogue.vocabularies import facet_of
-from cases.models import Organisation
+from cases.models import Organisation, Term
 
 register = template.Library()
 
@@ -139,6 +140,36 @@ def translated_text(obj, field):
         if text:
             return Translated(text, candidate, candidate != language)
     return Translated("", language, False)
+
+
+# After a term's label shown in another language than the page's: "(영어)".
+LANGUAGE_MARKS = {"en": gettext_lazy("(English)"), "ko": gettext_lazy("(Korean)")}
+
+
+def term_label_parts(term):
+    """(label, language it is in if not the page's, else "") of a term, as pages show it."""
+    label = translated_text(term, "label")
+    return label.text, label.language if label.fallback else ""
+
+
+@register.simple_tag
+def term_label(item):
+    """`{% term_label term %}` (or a facet value): a term's label in the page's language.
+    A Korean page shows a term nobody has labelled in Korean by its English label, marked
+    as English for the eye ("(영어)") and for a screen reader or a translator (lang="en").
+    Anything else (an organisation, a severity) by its own label."""
+    term = getattr(item, "obj", item)
+    if not isinstance(term, Term):
+        return getattr(item, "label", None) or getattr(item, "name", "")
+    text, language = term_label_parts(term)
+    if not language:
+        return text
+    return format_html(
+        '<span lang="{}">{}</span> <span class="lang-mark">{}</span>',
+        language,
+        text,
+        LANGUAGE_MARKS.get(language, f"({language})"),
+    )
 
 
 @register.filter

@@ -16,7 +16,7 @@
       var maxWeight = Math.max.apply(null, [1].concat(data.edges.map(function (e) { return e.weight; })));
       var elements = data.nodes.map(function (node) {
         return { data: {
-          id: node.id, label: node.label + " (" + node.count + ")", url: node.url,
+          id: node.id, label: node.label + (node.lang_mark ? " " + node.lang_mark : "") + " (" + node.count + ")", url: node.url,
           colour: node.colour || "#333", size: scale(node.count, maxCount, 16, 60),
           own: node.kind === data.tab ? 1 : 0
         } };

@@ -70,6 +70,8 @@ class Command(BaseCommand):
                 if source.temporary:
                     source.path.unlink(missing_ok=True)
 
+        # The terms first: the last line says what the run did (scripts read it).
+        self.report_terms(result, dry_run)
         counts = result.counts()
         prefix = "Dry run, nothing written: would have " if dry_run else ""
         self.stdout.write(prefix + ", ".join(f"{what} {number}" for what, number in counts.items()))
@@ -78,6 +80,25 @@ class Command(BaseCommand):
                 "Skipped because an editor changed them since their last import "
                 "(--force overwrites): " + ", ".join(result.skipped)
             )
+
+    def report_terms(self, result, dry_run):
+        """Every slug no term had as its own: which term it went to, or that it is new."""
+        if result.mapped_terms:
+            self.stdout.write(
+                "Slugs that name a term by its label, an alias or a former slug"
+                + (" (would be" if dry_run else " (")
+                + " imported as that term):"
+            )
+            for choice in result.mapped_terms:
+                self.stdout.write(f"  {choice}")
+        if result.new_terms:
+            self.stdout.write(
+                ("New terms that would be held" if dry_run else "New terms, held")
+                + " for review: not public until an editor accepts them or merges them "
+                "into a term (admin: Terms, Reviewed: No):"
+            )
+            for choice in result.new_terms:
+                self.stdout.write(f"  {choice}")
 
     @staticmethod
     def account(username):
