@@ -113,13 +113,13 @@ class Organisation(HasAliases, models.Model):
     def __str__(self):
         return self.name
 
+    def get_absolute_url(self):
+        return reverse("cases:organisation", args=[self.slug])
+
     @property
     def name_en(self):
         """The name in English, for the `tr` template filter (the name is English)."""
         return self.name
-
-    def get_absolute_url(self):
-        return reverse("cases:organisation", args=[self.slug])
 
 
 class Term(HasAliases, models.Model):
