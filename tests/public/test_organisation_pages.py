@@ -135,3 +135,10 @@ def test_the_sitemap_lists_public_organisations_pages(client, library):
 
     assert "/en/organisations/meta/" in xml and "/ko/organisations/meta/" in xml
     assert f"/organisations/{library['draft'].org.slug}/" not in xml
+
+
+def test_the_lists_organisation_chip_and_facet_speak_korean(client, meta):
+    html = client.get("/ko/cases/?org=meta").content.decode()
+
+    assert 'href="/ko/organisations/meta/"' in html
+    assert re.search(r'class="chip-value"><a href="/ko/organisations/meta/"[^>]*>메타</a>', html)
