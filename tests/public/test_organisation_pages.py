@@ -46,7 +46,10 @@ def test_the_korean_page_shows_the_korean_name_and_aliases(client, meta):
 
     assert response.status_code == 200
     assert re.search(r"<h1[^>]*>\s*메타\s*</h1>", response.content.decode())
-    assert "페이스북" in text_of(response)
+    text = text_of(response)
+    assert "페이스북" in text
+    # The page's own words are Korean too.
+    assert "다른 이름" in text and "영어 이름" in text and "Also known as" not in text
 
 
 def test_without_a_korean_name_the_korean_page_shows_the_english_one_marked(client, library):
