@@ -3,6 +3,8 @@ that differ only in case, spaces or punctuation: it matches them instead of refu
 or making a second organisation, and says what it matched (issue #23, point 2)."""
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cases.models import Case, Organisation
 from tests.exchange.test_importer import another_case, run_import
@@ -133,3 +135,26 @@ def test_different_organisations_stay_apart(seed_case, write_json, tmp_path):
     assert error is None
     assert org_of("IL-0001").slug == "amazon"
     assert org_of("IL-0002").slug == "amazon-web-services"
+
+
+# A name as one catalogue spells it, and as another might: in other letter case, with spaces
+# and punctuation put in or taken out.
+names = st.text(alphabet=st.characters(categories=["Lu", "Ll", "Nd", "Lo"]), min_size=1, max_size=60)
+
+
+@st.composite
+def respelled(draw, name):
+    cased = "".join(c.upper() if draw(st.booleans()) else c.lower() for c in name)
+    marks = st.sampled_from([" ", "-", ".", "'", "&", ""])
+    return "".join(c + draw(marks) for c in cased)
+
+
+@given(data=st.data(), name=names)
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_respelling_of_a_known_name_matches_it(data, name):
+    from cases.exchange.organisations import OrganisationMatcher
+
+    Organisation.objects.all().delete()
+    OrganisationFactory(slug="known", name=name)
+    other = data.draw(respelled(name))
+    assert OrganisationMatcher().resolve(other, "some-other-slug") == (name, "known")
