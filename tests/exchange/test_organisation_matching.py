@@ -139,7 +139,8 @@ def test_different_organisations_stay_apart(seed_case, write_json, tmp_path):
 
 # A name as one catalogue spells it, and as another might: in other letter case, with spaces
 # and punctuation put in or taken out.
-names = st.text(alphabet=st.characters(categories=["Lu", "Ll", "Nd", "Lo"]), min_size=1, max_size=60)
+LETTERS_AND_DIGITS = st.characters(categories=["Lu", "Ll", "Nd", "Lo"])
+names = st.text(alphabet=LETTERS_AND_DIGITS, min_size=1, max_size=60)
 
 
 @st.composite
