@@ -60,7 +60,8 @@ class OrganisationMatcher:
         for redirect in OrganisationRedirect.objects.select_related("organisation"):
             target = (redirect.organisation.name, redirect.organisation.slug)
             self.by_slug.setdefault(redirect.old_slug, target)
-            self.by_key.setdefault(name_key(redirect.old_name), target)
+            if key := name_key(redirect.old_name):
+                self.by_key.setdefault(key, target)
 
     def learn(self, name, slug, other_names=()):
         entry = (name, slug)
