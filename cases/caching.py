@@ -36,8 +36,8 @@ PAGE_TIMEOUT = 60 * 60
 # release's entries from a shared cache (it would fail on them), it renders afresh. Moved
 # too by a release whose pages change for everyone (5: every page links the API, the
 # suggestion form and, on a case, "Report a problem"; 6: a Korean page marks a term's
-# label shown in English).
-PAGE_FORMAT = 6
+# label shown in English; 7: a case's organisation links its page).
+PAGE_FORMAT = 7
 CACHED_STATUSES = {200, 404, 410}
 # A process rendering a page says so for at most this long; others wait for its copy up to
 # RENDER_WAIT seconds (a page takes tens of milliseconds), then render it themselves.

@@ -8,11 +8,11 @@ from django.views.generic import RedirectView
 
 from cases.api.app import api
 from cases.public import views as case_views
-from cases.public.sitemaps import CaseSitemap, ListSitemap
+from cases.public.sitemaps import CaseSitemap, ListSitemap, OrganisationSitemap
 
 from .health import healthz
 
-SITEMAPS = {"lists": ListSitemap, "cases": CaseSitemap}
+SITEMAPS = {"lists": ListSitemap, "cases": CaseSitemap, "organisations": OrganisationSitemap}
 
 # 403 and 404 are Django's own views rendering templates/403.html and 404.html.
 handler400 = "incidentlib.errors.bad_request"

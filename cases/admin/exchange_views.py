@@ -257,6 +257,7 @@ class CaseExchangeViews:
             "status_label": Case.Status(status).label,
             "force": force,
             "groups": [group(key, getattr(result, key)) for key in GROUPS],
+            "matched_organisations": result.matched_organisations,
             "pending": pending,
             # Slugs no term has: the term each goes to, or a new one held for review.
             "mapped_terms": result.mapped_terms,
@@ -377,6 +378,13 @@ class CaseExchangeViews:
             url = f"{reverse('admin:cases_case_changelist')}?{query}"
             text = format_html('{} <a href="{}">{}</a>', text, url, label)
         self.message_user(request, text, messages.SUCCESS)
+        if result.matched_organisations:
+            self.message_user(
+                request,
+                _("Organisations matched: %(matches)s")
+                % {"matches": "; ".join(result.matched_organisations)},
+                messages.INFO,
+            )
         if result.skipped:
             self.message_user(
                 request,

@@ -1,6 +1,7 @@
 """Organisations and the taxonomy: labels, aliases, case counts, merging terms. Every write
 goes through cases.editorial.names, which says who may change a name the public sees."""
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count
 from django.template.response import TemplateResponse
@@ -12,6 +13,7 @@ from cases.editorial.names import (
     may_change_name,
     name_delete,
     name_save,
+    organisation_merge,
     term_accept,
     term_merge,
 )
@@ -35,12 +37,46 @@ class PublicNameAdmin:
         name_delete(obj=obj, user=request.user)
 
 
+class LinkLinesField(forms.Field):
+    """A list of links, one a line; whether each is a link is the model's validator's to say."""
+
+    widget = forms.Textarea(attrs={"rows": 3, "spellcheck": "false"})
+
+    def __init__(self, *, encoder=None, decoder=None, **kwargs):
+        # The model's JSONField offers these, which lines of text do not need.
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value):
+        return "\n".join(value) if isinstance(value, list) else value
+
+    def to_python(self, value):
+        return [line.strip() for line in str(value or "").splitlines() if line.strip()]
+
+    def has_changed(self, initial, data):
+        return self.to_python(data) != list(initial or [])
+
+
+class OrganisationForm(forms.ModelForm):
+    class Meta:
+        model = Organisation
+        fields = ["name", "name_ko", "slug", "aliases_en", "aliases_ko", "links"]
+        field_classes = {"links": LinkLinesField}
+        help_texts = {
+            "links": gettext_lazy(
+                "One address a line: its website, Wikipedia article or status page (http or https)."
+            )
+        }
+
+
 @admin.register(Organisation)
 class OrganisationAdmin(PublicNameAdmin, TranslationAdmin):
-    list_display = ["name", "slug", "case_count"]
+    form = OrganisationForm
+    fields = ["name", "name_ko", "slug", "aliases", "links"]
+    list_display = ["name", "name_ko", "slug", "case_count"]
     # Aliases too: an editor looking for Meta may type 페이스북 (so may the case form's picker).
-    search_fields = ["name", "slug", "aliases_en", "aliases_ko"]
+    search_fields = ["name", "name_ko", "slug", "aliases_en", "aliases_ko"]
     prepopulated_fields = {"slug": ["name"]}
+    actions = ["merge_organisations"]
 
     def get_queryset(self, request):
         # An aggregate drops Meta.ordering; autocomplete pages need an order.
@@ -49,6 +85,57 @@ class OrganisationAdmin(PublicNameAdmin, TranslationAdmin):
     @admin.display(description=gettext_lazy("cases"), ordering="case_count")
     def case_count(self, org):
         return org.case_count
+
+    def has_merge_permission(self, request):
+        return request.user.has_perm("cases.merge_organisation")
+
+    @admin.action(
+        description=gettext_lazy("Merge selected organisations into one"), permissions=["merge"]
+    )
+    def merge_organisations(self, request, queryset):
+        organisations = list(queryset.order_by("name"))
+        if len(organisations) < 2:
+            self.message_user(
+                request, _("Choose two or more organisations to merge."), messages.ERROR
+            )
+            return None
+        survivor_pk = request.POST.get("survivor")
+        if not survivor_pk:
+            return TemplateResponse(
+                request,
+                "admin/cases/organisation/merge.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "opts": self.opts,
+                    "title": _("Merge organisations"),
+                    "organisations": organisations,
+                    "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+                },
+            )
+        survivor = next((org for org in organisations if str(org.pk) == survivor_pk), None)
+        if survivor is None:
+            self.message_user(request, _("Choose the organisation to keep."), messages.ERROR)
+            return None
+        others = [org for org in organisations if org != survivor]
+        try:
+            moved = organisation_merge(survivor=survivor, others=others)
+        except TaxonomyError as error:
+            self.message_user(request, str(error), messages.ERROR)
+            return None
+        # The record of the merge: who, when, which slugs now lead to the survivor.
+        self.log_change(
+            request,
+            survivor,
+            _("Merged %(others)s into it; %(count)s case(s) moved.")
+            % {"others": ", ".join(f"{org.name} ({org.slug})" for org in others), "count": moved},
+        )
+        self.message_user(
+            request,
+            _("Merged into “%(name)s”; %(count)s case(s) moved. The old slugs redirect.")
+            % {"name": survivor.name, "count": moved},
+            messages.SUCCESS,
+        )
+        return None
 
 
 @admin.register(Term)

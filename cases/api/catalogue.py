@@ -4,6 +4,7 @@ cached and renewed as they are (cases.caching), so a page and its JSON never dis
 
 from django.db.models import Count, Q
 from django.http import Http404, JsonResponse
+from django.utils import translation
 from ninja import Field, Query, Router, Schema
 from ninja.decorators import decorate_view
 
@@ -165,6 +166,14 @@ def list_terms(request, page: str | None = None):
     return json({"count": len(terms), "page": number, "pages": pages, "results": results})
 
 
+def organisation_pages(request, org):
+    pages = {}
+    for language in ("en", "ko"):
+        with translation.override(language):
+            pages[language] = request.build_absolute_uri(org.get_absolute_url())
+    return pages
+
+
 def both_languages(thing, field):
     return {lang: getattr(thing, f"{field}_{lang}") or "" for lang in ("en", "ko")}
 
@@ -172,7 +181,10 @@ def both_languages(thing, field):
 class OrganisationOut(Schema):
     slug: str
     name: str
+    name_ko: str = Field(description="Its name in Korean; empty when it has none.")
     aliases: dict[str, list[str]]
+    links: list[str] = Field(description="Its website, Wikipedia article or status page.")
+    page: dict[str, str] = Field(description="Its public page, in each language.")
     cases: int = Field(description="Its public cases.")
 
 
@@ -198,7 +210,10 @@ def list_organisations(request, page: str | None = None):
         {
             "slug": org.slug,
             "name": org.name,
+            "name_ko": org.name_ko,
             "aliases": {lang: org.alias_list(lang) for lang in ("en", "ko")},
+            "links": org.links,
+            "page": organisation_pages(request, org),
             "cases": org.listed,
         }
         for org in shown

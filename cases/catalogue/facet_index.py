@@ -116,6 +116,12 @@ class OrganisationName(NamedTuple):
     pk: int
     slug: str
     name: str
+    # A default, so that an index an older release shared (without it) still loads.
+    name_ko: str = ""
+
+    def shown_name(self, language):
+        """The name in a language: the Korean one where there is one, else the name."""
+        return self.name_ko if language == "ko" and self.name_ko else self.name
 
 
 class FacetIndex:
@@ -262,7 +268,7 @@ def public_organisations(using):
         for row in Organisation.objects.using(using)
         .public()
         .order_by()
-        .values_list("pk", "slug", "name")
+        .values_list("pk", "slug", "name", "name_ko")
     ]
 
 

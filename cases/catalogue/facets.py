@@ -5,6 +5,8 @@ search counts: a facet's counts ignore the facet's own selection."""
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.utils.translation import get_language
+
 from cases.catalogue.filters import FACETS
 from cases.models import Case
 
@@ -98,7 +100,7 @@ def build_facets(query, counts):
             values = [
                 FacetValue(
                     slug,
-                    org.name if org else slug,
+                    org.shown_name(get_language()) if org else slug,
                     counts[name].get(slug, 0),
                     slug in selected,
                     org,

@@ -33,7 +33,7 @@ from cases.catalogue.facet_index import (
 from cases.catalogue.filters import DATES, FACETS, NARROWING, SORTS, CaseFilter
 from cases.catalogue.paging import PAGE_SIZE, CountedPaginator, faceted, page_number
 from cases.catalogue.searching import SearchAnswers, SearchOutcome  # noqa: F401
-from cases.models import Case, TermRedirect, Vocabulary
+from cases.models import Case, Organisation, OrganisationRedirect, TermRedirect, Vocabulary
 from cases.rules import is_slug
 from cases.search.planner import planned_by_the_search_index
 from cases.search.query import clean_query, query_words
@@ -292,8 +292,25 @@ class CatalogueQuery(SearchAnswers):
         return counts
 
     def survivors(self):
-        """The query string with the old slugs of merged terms replaced by their survivors'
-        (a link to a merged term leads there), or None if it names no old slug."""
+        """The query string with the old slugs of merged terms and organisations replaced by
+        their survivors' (a link to a merged one leads there), or None if it names none."""
+        terms = self._term_survivors()
+        orgs = self._organisation_survivors()
+        if not terms and not orgs:
+            return None
+        data = self.data.copy()
+        for name, vocabulary in FACETS.items():
+            if vocabulary and terms:
+                values = [terms.get((vocabulary, v), v) for v in data.getlist(name)]
+            elif name == "org" and orgs:
+                values = [orgs.get(v, v) for v in data.getlist(name)]
+            else:
+                continue
+            data.setlist(name, list(dict.fromkeys(values)))
+        return data
+
+    def _term_survivors(self):
+        """{(vocabulary, old slug): survivor's slug} for the old slugs the query names."""
         wanted = {
             (vocabulary, value)
             for name, vocabulary in FACETS.items()
@@ -306,7 +323,7 @@ class CatalogueQuery(SearchAnswers):
         # Only slugs can be old slugs (and only they may reach the database: no NUL bytes).
         wanted = {(vocabulary, value) for vocabulary, value in wanted if is_slug(value)}
         if not wanted:
-            return None
+            return {}
         redirects = {
             (r.vocabulary, r.old_slug): r.term.slug
             for r in TermRedirect.objects.filter(
@@ -314,14 +331,23 @@ class CatalogueQuery(SearchAnswers):
             ).select_related("term")
             if (r.term.vocabulary, r.term.slug) in public  # not to a term only drafts have
         }
-        if not any(key in redirects for key in wanted):
-            return None
-        data = self.data.copy()
-        for name, vocabulary in FACETS.items():
-            if vocabulary:
-                values = [redirects.get((vocabulary, v), v) for v in data.getlist(name)]
-                data.setlist(name, list(dict.fromkeys(values)))
-        return data
+        return {key: slug for key, slug in redirects.items() if key in wanted}
+
+    def _organisation_survivors(self):
+        """{old slug: survivor's slug} for the merged organisations' slugs the query names."""
+        # Only a slug no public organisation has can be an old one.
+        wanted = {
+            value
+            for value in self.data.getlist("org")
+            if is_slug(value) and self.index.organisation_named(value) is None
+        }
+        if not wanted:
+            return {}
+        return dict(
+            OrganisationRedirect.objects.filter(
+                old_slug__in=wanted, organisation__in=Organisation.objects.public()
+            ).values_list("old_slug", "organisation__slug")
+        )
 
 
 def invalid_notices(filterset):

@@ -16,7 +16,14 @@ from django.utils.translation import gettext as _
 
 from cases.caching import public_content_changed
 from cases.exchange.taxonomy import TaxonomyError
-from cases.models import Case, CaseTerm, Organisation, Term, TermRedirect
+from cases.models import (
+    Case,
+    CaseTerm,
+    Organisation,
+    OrganisationRedirect,
+    Term,
+    TermRedirect,
+)
 from cases.rules import LANGUAGES
 from cases.search.text import refresh_search_text
 
@@ -131,3 +138,51 @@ def term_merge(*, survivor, others):
     refresh_search_text(Case.objects.filter(pk__in=affected))
     public_content_changed()
     return len(affected)
+
+
+def merged_aliases(survivor, others, language, own_names):
+    """The survivor's aliases in `language` with the others' names and aliases added: none
+    twice, none that is one of the survivor's own names (`own_names`)."""
+    aliases = survivor.alias_list(language)
+    for other in others:
+        names = [other.name] if language == "en" else [other.name_ko]
+        for name in names + other.alias_list(language):
+            if name and name not in aliases and name not in own_names:
+                aliases.append(name)
+    return "\n".join(aliases)
+
+
+@transaction.atomic
+def organisation_merge(*, survivor, others):
+    """Merge organisations into `survivor`, as terms are merged: their cases (every status,
+    pending revisions too) move to it, their names and aliases become its aliases, and their
+    slugs redirect to it, on the public site and for imports. Returns how many cases moved."""
+    others = [org for org in others if org.pk != survivor.pk]
+    if not others:
+        raise TaxonomyError([_("Choose at least one other organisation to merge.")])
+    other_ids = [org.pk for org in others]
+    moved = list(Case.objects.filter(org__in=other_ids).values_list("pk", flat=True))
+    # Changed cases' search entries follow their new organisation (a trigger on `org`).
+    Case.objects.filter(pk__in=moved).update(org=survivor)
+
+    survivor = Organisation.objects.select_for_update().get(pk=survivor.pk)
+    if not survivor.name_ko:
+        survivor.name_ko = next((org.name_ko for org in others if org.name_ko), "")
+    own_names = {survivor.name, survivor.name_ko}
+    for language in LANGUAGES:
+        setattr(
+            survivor, f"aliases_{language}", merged_aliases(survivor, others, language, own_names)
+        )
+    links = [*survivor.links, *(link for org in others for link in org.links)]
+    survivor.links = list(dict.fromkeys(links))
+    survivor.save()
+
+    OrganisationRedirect.objects.filter(organisation__in=other_ids).update(organisation=survivor)
+    OrganisationRedirect.objects.bulk_create(
+        OrganisationRedirect(old_slug=org.slug, old_name=org.name, organisation=survivor)
+        for org in others
+    )
+    Organisation.objects.filter(pk__in=other_ids).delete()
+    refresh_search_text(Case.objects.filter(pk__in=moved))
+    public_content_changed()
+    return len(moved)

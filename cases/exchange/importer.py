@@ -24,6 +24,7 @@ from cases.models import Case
 from cases.search.text import case_words, remember_words
 
 from .locking import exclusive_import
+from .organisations import OrganisationMatcher
 from .reading import ProblemList, Record
 from .serialize import case_to_exchange, fingerprint
 from .term_matching import TermMatcher
@@ -139,6 +140,10 @@ class ImportResult:
     def new_terms(self):
         return [choice for choice in self.terms if choice.is_new]
 
+    # Organisations the cases spelled otherwise than the one they were matched to:
+    # "Gitlab → GitLab (gitlab)" (exchange.organisations).
+    matched_organisations: list[str] = dataclasses.field(default_factory=list)
+
     def counts(self):
         return {
             "created": len(self.created),
@@ -223,13 +228,13 @@ class CaseImporter:
         self.spool = tempfile.NamedTemporaryFile(prefix="import-")  # noqa: SIM115 (closed after pass two, or on failure)
         problems = ProblemList()
         first_seen = {}  # case id -> where it was first seen
-        org_names = {}  # org slug -> (name, where)
+        # Each case is stored as the organisation it names, known or new, however spelled.
+        self.organisations = OrganisationMatcher()
         references = {}  # referenced case id -> where it was first referenced
         for source in self.inputs:
             for record in source.records():
                 case, case_problems = validate_case(record.value)
                 case_id = shown_id(record.value)
-                where = location(record, case_id)
                 problems.extend(
                     LocatedProblem(record, case_id, problem.path, problem.message)
                     for problem in case_problems
@@ -248,18 +253,10 @@ class CaseImporter:
                     )
                     continue
                 first_seen[case["id"]] = record.label + (f" {record.where}" if record.where else "")
+                case["org"], case["org_slug"] = self.organisations.resolve(
+                    case["org"], case["org_slug"]
+                )
                 pickle.dump(case, self.spool, protocol=pickle.HIGHEST_PROTOCOL)
-                name, name_where = org_names.setdefault(case["org_slug"], (case["org"], where))
-                if name != case["org"]:
-                    problems.append(
-                        LocatedProblem(
-                            record,
-                            case_id,
-                            "org",
-                            f"{case['org']!r} has the slug {case['org_slug']!r}, which "
-                            f"{name_where} gives to {name!r}",
-                        )
-                    )
                 place = Record(record.label, record.where, None)  # not the whole case
                 for path, ref in self.references_of(case):
                     references.setdefault(ref, (place, case_id, path))
@@ -296,7 +293,7 @@ class CaseImporter:
 
     def validate_and_write(self, dry_run):
         total = self.validate()
-        result = ImportResult()
+        result = ImportResult(matched_organisations=self.organisations.said())
         self.term_matcher = TermMatcher()
         try:
             with transaction.atomic():

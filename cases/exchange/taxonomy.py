@@ -19,13 +19,13 @@ from django.db.models import Q
 
 from cases.caching import public_content_changed
 from cases.models import Case, Organisation, Term, Vocabulary
-from cases.rules import LANGUAGES, MAX_NAME_LENGTH, is_slug
+from cases.rules import LANGUAGES, MAX_NAME_LENGTH, is_slug, url_problem
 from cases.search.text import refresh_search_text
 
 TERM_KEYS = {"slug", "label", "description", "aliases", "reviewed"}
 # The one key of the file that is not a vocabulary.
 ORGANISATIONS = "organisations"
-ORGANISATION_KEYS = {"slug", "name", "aliases"}
+ORGANISATION_KEYS = {"slug", "name", "name_ko", "aliases", "links"}
 
 
 class TaxonomyError(Exception):
@@ -129,8 +129,35 @@ def parse_organisations(items, path, problems):
             problems.append(f"{where}.name: a name is required")
         elif len(name) > MAX_NAME_LENGTH:
             problems.append(f"{where}.name: at most {MAX_NAME_LENGTH} characters")
-        organisations.append({"slug": slug, "name": name} | parse_aliases(item, where, problems))
+        fields = {"slug": slug, "name": name} | parse_aliases(item, where, problems)
+        if "name_ko" in item:
+            fields["name_ko"] = parse_korean_name(item["name_ko"], where, problems)
+        if "links" in item:
+            fields["links"] = parse_links(item["links"], where, problems)
+        organisations.append(fields)
     return organisations
+
+
+def parse_korean_name(value, path, problems):
+    if value is None:
+        return ""
+    if not isinstance(value, str) or len(value.splitlines()) > 1:
+        problems.append(f"{path}.name_ko: must be a string of one line")
+        return ""
+    if len(value) > MAX_NAME_LENGTH:
+        problems.append(f"{path}.name_ko: at most {MAX_NAME_LENGTH} characters")
+    return value.strip()
+
+
+def parse_links(value, path, problems):
+    """A list of http(s) addresses, as the organisation's validator takes them."""
+    if not isinstance(value, list) or not all(isinstance(link, str) for link in value):
+        problems.append(f"{path}.links: must be a list of links")
+        return []
+    for index, link in enumerate(value):
+        if message := url_problem(link):
+            problems.append(f"{path}.links[{index}]: {message}")
+    return [link.strip() for link in value]
 
 
 def unknown_fields(item, known, path, problems):
@@ -257,7 +284,9 @@ def export_taxonomy():
         {
             "slug": org.slug,
             "name": org.name,
+            "name_ko": org.name_ko,
             "aliases": {lang: org.alias_list(lang) for lang in LANGUAGES},
+            "links": org.links,
         }
         for org in Organisation.objects.order_by("slug")
     ]

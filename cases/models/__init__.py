@@ -13,7 +13,7 @@ from .catalogue import (
     Vocabulary,
 )
 from .contributions import Suggestion
-from .editorial import CaseTransition, CaseVersion, TermRedirect
+from .editorial import CaseTransition, CaseVersion, OrganisationRedirect, TermRedirect
 from .open_data import BulkBuild, PublishedRecord
 from .preferences import EditorPreference
 from .public import ContentVersion, PublicChange
@@ -53,6 +53,7 @@ __all__ = [
     "Source",
     "Suggestion",
     "Term",
+    "OrganisationRedirect",
     "TermRedirect",
     "Vocabulary",
 ]

@@ -9,6 +9,7 @@ import datetime
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from cases.catalogue import vocabularies
@@ -92,10 +93,20 @@ class HasAliases:
 
 
 class Organisation(HasAliases, models.Model):
+    # The exchange format's `org`: one name in every language's exports, so that an import
+    # matches it whatever language it was exported in. Its Korean form is `name_ko`.
     name = models.CharField(_("name"), max_length=200)
+    name_ko = models.CharField(_("name in Korean"), max_length=200, blank=True)
     slug = models.SlugField(_("slug"), max_length=200, unique=True, validators=[SlugValidator()])
     # Former and short names and other scripts' spellings: Facebook, 페이스북 for Meta.
     aliases = models.TextField(_("aliases"), blank=True, help_text=_("One alias a line."))
+    links = models.JSONField(
+        _("links"),
+        default=list,
+        blank=True,
+        validators=[HttpUrlListValidator()],
+        help_text=_("Its website, Wikipedia article or status page: http(s) addresses."),
+    )
 
     objects = OrganisationQuerySet.as_manager()
 
@@ -110,8 +121,17 @@ class Organisation(HasAliases, models.Model):
         ]
         verbose_name = _("organisation")
         verbose_name_plural = _("organisations")
+        permissions = [("merge_organisation", _("Can merge two organisations"))]
 
     def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("cases:organisation", args=[self.slug])
+
+    @property
+    def name_en(self):
+        """The name in English, for the `tr` template filter (the name is English)."""
         return self.name
 
 

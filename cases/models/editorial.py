@@ -1,10 +1,10 @@
-"""The editorial record: workflow transitions, saved versions, merged terms."""
+"""The editorial record: workflow transitions, saved versions, merged terms and organisations."""
 
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from .catalogue import Case, Term
+from .catalogue import Case, Organisation, Term
 
 
 class CaseTransition(models.Model):
@@ -93,3 +93,20 @@ class TermRedirect(models.Model):
 
     def __str__(self):
         return f"{self.vocabulary}/{self.old_slug} → {self.term.slug}"
+
+
+class OrganisationRedirect(models.Model):
+    """The slug of an organisation merged into another: its old page and list filter lead
+    to the survivor, and an import that names it means the survivor (exchange.organisations).
+    Kept as the record of the merge: who merged it is in the admin's log."""
+
+    old_slug = models.SlugField(max_length=200, unique=True)
+    # The name it had: an import may still spell it so.
+    old_name = models.CharField(max_length=200, blank=True)
+    organisation = models.ForeignKey(
+        Organisation, on_delete=models.CASCADE, related_name="redirects"
+    )
+    merged_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.old_slug} → {self.organisation.slug}"

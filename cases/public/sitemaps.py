@@ -1,7 +1,7 @@
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
-from cases.models import Case
+from cases.models import Case, Organisation
 
 from .languages import annotated_languages, with_written_languages
 
@@ -45,3 +45,20 @@ class ListSitemap(Sitemap):
 
     def location(self, name):
         return reverse(name)
+
+
+class OrganisationSitemap(Sitemap):
+    """The page of each organisation some public case is of, in both languages (its page
+    is the site's own writing, with the name in each language where it has one)."""
+
+    i18n = True
+    alternates = True
+    x_default = True
+    changefreq = "weekly"
+    limit = 5000
+
+    def items(self):
+        return Organisation.objects.public().order_by("slug").only("slug")
+
+    def location(self, org):
+        return reverse("cases:organisation", args=[org.slug])

@@ -107,7 +107,7 @@ def name_book(using, terms):
     named_by_none = ~Exists(cases.filter(org=OuterRef("pk")))
     organisations = Organisation.objects.using(using).filter(Q(named_by_public) | Q(named_by_none))
     for organisation in organisations.order_by("pk"):
-        names = [organisation.name, organisation.slug.replace("-", " ")]
+        names = [organisation.name, organisation.name_ko, organisation.slug.replace("-", " ")]
         for language in LANGUAGES:
             names += organisation.alias_list(language)
         book.add(names, organisation=organisation.pk)

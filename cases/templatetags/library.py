@@ -179,6 +179,12 @@ def tr(obj, field):
 
 
 @register.filter
+def aliases(obj, language):
+    """`{{ org|aliases:"ko" }}`: an organisation's or a term's aliases in one language."""
+    return obj.alias_list(language)
+
+
+@register.filter
 def markdown(text):
     """`{{ case|tr:"summary"|markdown }}`: a case text (a str or a Translated) as HTML. The
     template marks a fallback's language around it."""

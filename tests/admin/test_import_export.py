@@ -202,6 +202,26 @@ def test_cases_editors_changed_are_skipped_unless_overwritten(
     assert Case.objects.get(public_id="IL-9001").title_en == "Imported"
 
 
+def test_the_dry_run_and_the_import_say_which_organisations_they_matched(
+    client, reviewer, seed_case
+):
+    from tests.factories import OrganisationFactory
+
+    OrganisationFactory(slug="gitlab", name="GitLab")
+    content = json_lines(
+        another_case(seed_case, "IL-9001", org="Gitlab", org_slug="gitlab"),
+        another_case(seed_case, "IL-9002", org="Git Lab", org_slug="git-lab"),
+    )
+    response = upload(client, content)
+    assert "Gitlab → GitLab (gitlab)" in text_of(response)
+    assert "Git Lab → GitLab (gitlab)" in text_of(response)
+
+    done = client.post(confirm_url(PendingImport.objects.get().token), follow=True)
+    said = [str(message) for message in get_messages(done.wsgi_request)]
+    assert any("Git Lab → GitLab (gitlab)" in message for message in said)
+    assert set(Case.objects.values_list("org__slug", flat=True)) == {"gitlab"}
+
+
 # --- problems: each by case and field, nothing written, no confirmation ------------------
 
 

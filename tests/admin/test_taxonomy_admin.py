@@ -84,3 +84,67 @@ def test_the_case_forms_organisation_picker_finds_by_a_korean_alias(client, edit
         {"term": "페이스북", "app_label": "cases", "model_name": "case", "field_name": "org"},
     )
     assert [row["text"] for row in response.json()["results"]] == ["Meta"]
+
+
+# --- organisations as entities (#23, point 2) ---------------------------------------
+
+
+def merge_post(keep, *others):
+    return {
+        "action": "merge_organisations",
+        "_selected_action": [keep.pk, *(o.pk for o in others)],
+        "survivor": keep.pk,
+    }
+
+
+def test_a_reviewer_merges_organisations_and_the_old_slug_redirects(client, editor, reviewer, meta):
+    from django.contrib.admin.models import LogEntry
+
+    from cases.models import OrganisationRedirect
+
+    facebook = OrganisationFactory(slug="facebook", name="Facebook", aliases_ko="페이스북")
+    old_case = CaseFactory(org=facebook)
+    url = reverse("admin:cases_organisation_changelist")
+
+    client.force_login(editor)
+    client.post(url, merge_post(meta, facebook))
+    assert Organisation.objects.filter(slug="facebook").exists()  # editors may not merge
+
+    client.force_login(reviewer)
+    page = client.post(url, {**merge_post(meta, facebook), "survivor": ""})
+    assert "Keep" in page.content.decode()  # first the choice of the one to keep
+    client.post(url, merge_post(meta, facebook))
+
+    assert not Organisation.objects.filter(slug="facebook").exists()
+    old_case.refresh_from_db()
+    assert old_case.org == meta
+    meta.refresh_from_db()
+    assert "Facebook" in meta.alias_list("en") and "페이스북" in meta.alias_list("ko")
+    assert OrganisationRedirect.objects.get(old_slug="facebook").organisation == meta
+    assert LogEntry.objects.filter(object_id=str(meta.pk), change_message__contains="facebook")
+    response = client.get("/en/organisations/facebook/")
+    assert response.status_code == 301 and response.url == "/en/organisations/meta/"
+
+
+def test_a_reviewer_gives_an_organisation_a_korean_name_and_links(client, reviewer, meta):
+    response = edit_organisation(
+        client,
+        reviewer,
+        meta,
+        name_ko="메타",
+        links="https://about.meta.com/\n\nhttps://metastatus.com/",
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    meta.refresh_from_db()
+    assert meta.name_ko == "메타"
+    assert meta.links == ["https://about.meta.com/", "https://metastatus.com/"]
+
+
+def test_a_link_that_is_not_http_is_refused_with_a_message(client, reviewer, meta):
+    response = edit_organisation(client, reviewer, meta, links="javascript:alert(1)")
+
+    assert response.status_code == 200
+    assert "links" in form_errors(response)
+    meta.refresh_from_db()
+    assert meta.links == []

@@ -158,6 +158,11 @@ def test_organisations_are_the_public_ones_with_counts(client, library):
     body = client.get("/api/v1/organisations").json()
     by_slug = {org["slug"]: org for org in body["results"]}
     assert by_slug["acme"]["cases"] == 25
+    assert by_slug["acme"]["page"] == {
+        "en": "http://testserver/en/organisations/acme/",
+        "ko": "http://testserver/ko/organisations/acme/",
+    }
+    assert (by_slug["acme"]["name_ko"], by_slug["acme"]["links"]) == ("", [])
     assert "only-drafts" not in by_slug
 
 

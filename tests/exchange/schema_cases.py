@@ -102,13 +102,11 @@ OUTSIDE_THE_SCHEMA = {
 OUTSIDE_THE_CASE = {
     "reference to a missing case": "neither in the database nor in this import",
     "id twice in a run": "appears twice in this run",
-    "slug of two organisations": "gives to",
     "case over 2 MiB": "a case may be at most 2 MiB",
 }
 OUTSIDE_THE_CASE_DOCS = {
     "reference to a missing case": "names a case in the database or in the same run",
     "id twice in a run": "an id appears once",
-    "slug of two organisations": "an `org_slug` names one organisation",
     "case over 2 MiB": "at most 2 MiB",
 }
 

@@ -136,6 +136,7 @@ def test_a_restored_backup_gives_the_same_public_site(client, library, tmp_path)
 def test_organisations_and_their_aliases_come_back_from_a_backup(library, tmp_path):
     org = Case.objects.live().get(public_id="IL-0001").org
     org.aliases_en, org.aliases_ko = "Facebook\nMeta Platforms", "메타\n페이스북"
+    org.name_ko, org.links = "허깅페이스", ["https://huggingface.co/"]
     org.save()
     OrganisationFactory(slug="kakao", name="Kakao", aliases_ko="카카오")  # on no case
     back_up(tmp_path / "backup")
@@ -143,9 +144,12 @@ def test_organisations_and_their_aliases_come_back_from_a_backup(library, tmp_pa
     assert {
         "slug": org.slug,
         "name": org.name,
+        "name_ko": "허깅페이스",
         "aliases": {"en": ["Facebook", "Meta Platforms"], "ko": ["메타", "페이스북"]},
+        "links": ["https://huggingface.co/"],
     } in taxonomy["organisations"]
-    assert {"slug": "kakao", "name": "Kakao", "aliases": {"en": [], "ko": ["카카오"]}} in (
+    kakao = {"en": [], "ko": ["카카오"]}
+    assert {"slug": "kakao", "name": "Kakao", "name_ko": "", "aliases": kakao, "links": []} in (
         taxonomy["organisations"]
     )
 
@@ -156,6 +160,7 @@ def test_organisations_and_their_aliases_come_back_from_a_backup(library, tmp_pa
     assert restored.name == org.name
     assert restored.alias_list("en") == ["Facebook", "Meta Platforms"]
     assert restored.alias_list("ko") == ["메타", "페이스북"]
+    assert (restored.name_ko, restored.links) == ("허깅페이스", ["https://huggingface.co/"])
     assert Organisation.objects.get(slug="kakao").alias_list("ko") == ["카카오"]
 
 

@@ -97,15 +97,18 @@ def test_taxonomy_fills_in_terms_an_import_created_first(seed_case, write_json):
     assert "HDFS" in term.alias_list("en")
 
 
-def test_every_bundled_case_is_of_an_organisation_with_a_korean_alias(bundled_library):
-    # Readers search 페이스북 and 깃랩; the taxonomy created these, and the import reused them.
+def test_every_bundled_case_is_of_an_organisation_with_a_korean_name(bundled_library):
+    # Readers search 메타, 페이스북 and 깃랩, and Korean pages name them so; the taxonomy created
+    # these, and the import reused them.
     taxonomy = json.loads(TAXONOMY.read_text(encoding="utf-8"))
     listed = {org["slug"] for org in taxonomy["organisations"]}
     for org in Organisation.objects.filter(cases__isnull=False).distinct():
         assert org.slug in listed, f"{org.slug} is not in taxonomy.json"
-        assert org.alias_list("ko"), f"{org.slug} has no Korean alias"
-    assert Organisation.objects.get(slug="meta").alias_list("ko") == ["메타", "페이스북"]
-    assert "Facebook" in Organisation.objects.get(slug="meta").alias_list("en")
+        assert org.name_ko, f"{org.slug} has no Korean name"
+        assert org.links, f"{org.slug} has no links"
+    meta = Organisation.objects.get(slug="meta")
+    assert (meta.name_ko, meta.alias_list("ko")) == ("메타", ["페이스북"])
+    assert "Facebook" in meta.alias_list("en")
 
 
 def test_the_bundled_organisations_are_named_as_their_cases_name_them(bundled_library):

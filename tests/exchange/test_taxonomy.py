@@ -113,15 +113,34 @@ def test_a_file_without_organisations_still_loads(write_json):
 
 
 def test_export_writes_what_load_reads(write_json):
-    OrganisationFactory(slug="gitlab", name="GitLab", aliases_ko="깃랩\n깃 랩", aliases_en="")
+    OrganisationFactory(
+        slug="gitlab",
+        name="GitLab",
+        name_ko="깃랩",
+        aliases_ko="깃 랩",
+        aliases_en="",
+        links=["https://about.gitlab.com/"],
+    )
     OrganisationFactory(slug="acme", name="Acme")  # on no case, with no aliases
     term = TermFactory(vocabulary=Vocabulary.COMPONENT, slug="cache", label_en="Cache")
     term.aliases_ko = "레디스"
     term.save()
     document = export_taxonomy()
     assert document["organisations"] == [
-        {"slug": "acme", "name": "Acme", "aliases": {"en": [], "ko": []}},
-        {"slug": "gitlab", "name": "GitLab", "aliases": {"en": [], "ko": ["깃랩", "깃 랩"]}},
+        {
+            "slug": "acme",
+            "name": "Acme",
+            "name_ko": "",
+            "aliases": {"en": [], "ko": []},
+            "links": [],
+        },
+        {
+            "slug": "gitlab",
+            "name": "GitLab",
+            "name_ko": "깃랩",
+            "aliases": {"en": [], "ko": ["깃 랩"]},
+            "links": ["https://about.gitlab.com/"],
+        },
     ]
 
     Organisation.objects.all().delete()
@@ -210,3 +229,18 @@ def test_a_term_alias_of_two_lines_is_refused_too(write_json):
     with pytest.raises(CommandError):
         call_command("load_taxonomy", str(path), stdout=io.StringIO(), stderr=errors)
     assert errors.getvalue().strip() == f"{path}: component[0].aliases.en[0]: must be one line"
+
+
+def test_an_organisations_korean_name_and_links_must_be_well_formed():
+    from cases.exchange.taxonomy import TaxonomyError
+
+    bad = {
+        "organisations": [
+            {"slug": "meta", "name": "Meta", "name_ko": ["메타"], "links": ["javascript:x"]}
+        ]
+    }
+    with pytest.raises(TaxonomyError) as refused:
+        parse_taxonomy(json.dumps(bad))
+    said = "\n".join(refused.value.problems)
+    assert "organisations[0].name_ko: must be a string of one line" in said
+    assert "organisations[0].links[0]:" in said

@@ -75,6 +75,8 @@ class Command(BaseCommand):
         counts = result.counts()
         prefix = "Dry run, nothing written: would have " if dry_run else ""
         self.stdout.write(prefix + ", ".join(f"{what} {number}" for what, number in counts.items()))
+        for matched in result.matched_organisations:
+            self.stdout.write(f"Organisation matched: {matched}")
         if result.skipped:
             self.stdout.write(
                 "Skipped because an editor changed them since their last import "
