@@ -26,7 +26,7 @@ def let_reviewers_merge(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cases', '0035_case_licence'),
+        ('cases', '0036_term_review'),
     ]
 
     operations = [
