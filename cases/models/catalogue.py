@@ -17,6 +17,7 @@ from cases.rules import (
     CASE_ID_SQL_PATTERN,
     MAX_DURATION,
     MAX_LICENCE_LENGTH,
+    MAX_QUESTION_LENGTH,
     MAX_SOURCE_KIND_LENGTH,
     SLUG_RE,
     SLUG_SQL_PATTERN,
@@ -111,6 +112,17 @@ class Term(HasAliases, models.Model):
     description = models.TextField(_("description"), blank=True)
     # One alias a line; search matches them as it matches the label.
     aliases = models.TextField(_("aliases"), blank=True, help_text=_("One alias a line."))
+    # What the list's "Check your own system" asks of a reader's system where its cases
+    # have this contributing factor.
+    question = models.CharField(
+        _("question"),
+        max_length=MAX_QUESTION_LENGTH,
+        blank=True,
+        help_text=_(
+            "For a contributing factor: the question its cases raise about a reader's own "
+            "system, shown under “Check your own system”."
+        ),
+    )
 
     objects = TermQuerySet.as_manager()
 

@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
 from cases.api.docs import api_docs
-from cases.public import feeds, reports, suggest, views
+from cases.public import check, feeds, reports, suggest, views
 from cases.rules import CASE_ID_PATTERN
 
 
@@ -30,6 +30,7 @@ urlpatterns = [
         reports.case_report_thanks,
         name="report-thanks",
     ),
+    path("check.md", check.check_markdown, name="check-md"),
     path("graph/", views.graph, name="graph"),
     path("graph.json", views.graph_json, name="graph-json"),
     path("feed.atom", feeds.LatestCasesFeed(), name="feed"),
