@@ -321,3 +321,22 @@ def test_a_changed_follow_up_of_a_linked_case_renews_the_cached_list(client, che
     response = client.get(url)
     assert response["X-Cache"] == "miss"
     assert "Set a deadline on each call." in response.content.decode()
+
+
+def test_a_question_a_reviewer_writes_in_the_admin_shows_at_once(client, checked, factors):
+    from django.urls import reverse
+
+    from tests.admin_forms import change_form_data
+    from tests.factories import UserFactory
+
+    assert "내 시스템에도 “장애 중첩” 문제가" in section(client.get("/ko/cases/"))
+    reviewer = UserFactory(role="reviewer")
+    client.force_login(reviewer)
+    url = reverse("admin:cases_term_change", args=[factors["overlap"].pk])
+    form = client.get(url)
+    assert 'name="question_en"' in form.content.decode()
+    assert 'name="question_ko"' in form.content.decode()
+    data = change_form_data(form, question_ko="두 장애가 겹쳐도 대응할 수 있습니까?")
+    assert client.post(url, data).status_code == 302
+    client.logout()
+    assert "두 장애가 겹쳐도 대응할 수 있습니까?" in section(client.get("/ko/cases/"))
