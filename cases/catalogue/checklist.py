@@ -23,7 +23,7 @@ from cases.templatetags.library import translated_text
 # common ones are asked anyway (a short list still has questions to ask).
 RECURS = 2
 MIN_QUESTIONS = 3
-MAX_QUESTIONS = 8
+MAX_QUESTIONS = 6
 MAX_LINKED = 5  # cases linked under a question; the rest are counted and linked as a list
 MAX_FOLLOW_UPS = 3  # follow-ups shown under a question, from its linked cases
 FOLLOW_UP_LENGTH = 160  # characters of a follow-up shown, in plain text
@@ -112,7 +112,7 @@ def build_check(index, listed, terms, data):
     filters = filters_of(data)
     linked = {term.pk: newest_keys(cases) for term, cases in asked}
     by_pk = linked_cases({pk for keys in linked.values() for pk in keys})
-    questions = []
+    questions, seen = [], set()
     for term, cases in asked:
         shown = sorted(
             (by_pk[pk] for pk in linked[term.pk] if pk in by_pk),
@@ -124,7 +124,7 @@ def build_check(index, listed, terms, data):
         if term.slug not in with_factor.getlist(facet):
             with_factor.appendlist(facet, term.slug)
         question = Question(term, *question_text(term), len(cases), shown, with_factor.urlencode())
-        question.follow_ups = follow_ups(shown)
+        question.follow_ups = follow_ups(shown, seen)
         questions.append(question)
     return Check(questions, len(listed), filters.urlencode())
 
@@ -160,14 +160,16 @@ def linked_cases(pks):
     )
 
 
-def follow_ups(cases):
+def follow_ups(cases, seen):
     """Up to MAX_FOLLOW_UPS follow-ups of these cases: the first of each case in turn, then
-    the second, so that one long list does not crowd out the others."""
-    steps = [list(case.steps.all()) for case in cases]
+    the second, so that one long list does not crowd out the others; none shown under an
+    earlier question (the primary keys of steps in `seen`, which grows with them)."""
+    steps = [[step for step in case.steps.all() if step.pk not in seen] for case in cases]
     chosen = []
     for position in range(max(map(len, steps), default=0)):
         for case, its_steps in zip(cases, steps, strict=True):
             if position < len(its_steps) and len(chosen) < MAX_FOLLOW_UPS:
+                seen.add(its_steps[position].pk)
                 text = translated_text(its_steps[position], "text")
                 chosen.append(
                     FollowUp(

@@ -96,8 +96,8 @@ def check_as_markdown(request, check, notices):
     lines += [
         ngettext(
             "Questions to ask of your own system, from the contributing factors of %(count)s case:",
-            "Questions to ask of your own system, from the contributing factors that recur "
-            "in these %(count)s cases:",
+            "Questions to ask of your own system, from the contributing factors of these "
+            "%(count)s cases, those of the most cases first:",
             check.total,
         )
         % {"count": check.total},

@@ -16,7 +16,10 @@ pytestmark = pytest.mark.django_db
 TIMEOUTS = {
     "slug": "missing-timeouts",
     "label": {"en": "Missing timeouts", "ko": "타임아웃 부재"},
-    "question": {"en": "Does every request have a timeout?", "ko": "모든 요청에 타임아웃이 있습니까?"},
+    "question": {
+        "en": "Does every request have a timeout?",
+        "ko": "모든 요청에 타임아웃이 있습니까?",
+    },
 }
 
 
@@ -37,18 +40,14 @@ def test_questions_load_in_both_languages_and_export_as_they_were_read():
 
 
 def test_a_file_without_questions_leaves_the_terms_questions_as_they_are():
-    TermFactory(
-        vocabulary=Vocabulary.CONTRIBUTING, slug="missing-timeouts", question_en="Written?"
-    )
+    TermFactory(vocabulary=Vocabulary.CONTRIBUTING, slug="missing-timeouts", question_en="Written?")
     without = {key: value for key, value in TIMEOUTS.items() if key != "question"}
     load_taxonomy(parsed(without).terms, force=True)
     assert Term.objects.get(slug="missing-timeouts").question_en == "Written?"
 
 
 def test_an_editors_question_stays_unless_forced():
-    TermFactory(
-        vocabulary=Vocabulary.CONTRIBUTING, slug="missing-timeouts", question_en="Written?"
-    )
+    TermFactory(vocabulary=Vocabulary.CONTRIBUTING, slug="missing-timeouts", question_en="Written?")
     load_taxonomy(parsed(TIMEOUTS).terms)
     assert Term.objects.get(slug="missing-timeouts").question_en == "Written?"
     load_taxonomy(parsed(TIMEOUTS).terms, force=True)

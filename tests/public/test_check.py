@@ -177,6 +177,8 @@ def test_check_shows_the_follow_ups_the_linked_cases_took(client, checked):
     # steps are not follow-ups.
     assert "Added a timeout to every request." in html
     assert "**" not in html and "Restarted pods." not in html
+    # Under the first question that links its case, not again under the next.
+    assert html.count("Added a timeout to every request.") == 1
     follow_up = r'Added a timeout to every request\.</span>\s*<a href="/en/cases/IL-0101/"'
     assert re.search(follow_up, html)
 
@@ -191,6 +193,17 @@ def test_a_question_links_at_most_five_cases_and_counts_the_rest(client, factors
     html = section(response)
     assert "and 3 more" in html
     assert 'href="/en/cases/?contributing=missing-timeouts"' in html
+
+
+def test_at_most_six_questions_are_asked(client):
+    many = [
+        TermFactory(vocabulary=Vocabulary.CONTRIBUTING, slug=f"factor-{n}", question_en=f"Q{n}?")
+        for n in range(10)
+    ]
+    for n in range(10):
+        CaseFactory(with_terms=many[: n + 1])  # factor-0 in ten cases, factor-9 in one
+    asked = [question for question, _links in questions(client.get("/en/cases/"))]
+    assert asked == ["Q0?", "Q1?", "Q2?", "Q3?", "Q4?", "Q5?"]
 
 
 def test_no_section_without_contributing_factors(client, factors):
