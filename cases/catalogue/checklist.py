@@ -14,7 +14,6 @@ from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 
 from cases import markdown as case_markdown
-from cases.catalogue.facet_index import CaseSet
 from cases.catalogue.vocabularies import facet_of
 from cases.models import Case, CaseStep, Vocabulary
 from cases.templatetags.library import translated_text
@@ -104,7 +103,7 @@ def recurring(index, listed, terms):
 def build_check(index, listed, terms, data):
     """The section for the listed cases (a CaseSet of `index`), or None if none of them has
     a contributing factor. `data` is the list's (bounded) query string."""
-    if not isinstance(listed, CaseSet) or not listed:
+    if not listed:
         return None
     asked = recurring(index, listed, terms)
     if not asked:
