@@ -45,9 +45,10 @@ def check_markdown(request):
     query = CatalogueQuery(request.GET)
     if (survivors := query.survivors()) is not None:  # a link to a merged term
         return HttpResponsePermanentRedirect(f"{request.path}?{survivors.urlencode()}")
-    check = build_check(query.index, query.listed(), query.terms, query.data)
+    listed = query.listed()
+    check = build_check(query.index, listed, query.terms, query.data)
     declare_shown(query, check)
-    text = check_as_markdown(request, check, [*left_out, *query.notices])
+    text = check_as_markdown(request, check, [*left_out, *query.notices], any_listed=bool(listed))
     return HttpResponse(text, content_type=MARKDOWN)
 
 
@@ -80,7 +81,7 @@ def escaped(text):
     return LIST_MARKER.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", text)
 
 
-def check_as_markdown(request, check, notices):
+def check_as_markdown(request, check, notices, *, any_listed=True):
     def absolute(path, query=""):
         return request.build_absolute_uri(path) + (f"?{query}" if query else "")
 
@@ -90,7 +91,10 @@ def check_as_markdown(request, check, notices):
     if notices:
         lines.append("")
     if check is None:
-        lines += [_("None of these cases names a contributing factor."), ""]
+        if any_listed:
+            lines += [_("None of these cases names a contributing factor."), ""]
+        else:
+            lines += [_("No published case matches these filters."), ""]
         lines += [f"<{absolute(list_path, request.GET.urlencode())}>", ""]
         return "\n".join(lines)
     lines += [

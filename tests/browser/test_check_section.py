@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.conftest import PHONE
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SHOTS = Path("/tmp/check-shots")
@@ -75,3 +77,10 @@ def test_reader_checks_their_own_system_from_the_filtered_list(page, bundled_sit
     assert all(re.search("[가-힣]", q) for q in korean)
     keep(screenshot(page, "check-ko-desktop"), "check-ko-desktop")
     check.screenshot(path=str(SHOTS / "check-ko-section.png"))
+
+    # On a phone the section fits the screen's width: nothing to scroll sideways.
+    page.set_viewport_size(PHONE)
+    box = check.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    check.screenshot(path=str(SHOTS / "check-ko-phone-section.png"))

@@ -209,6 +209,8 @@ def test_at_most_six_questions_are_asked(client):
 def test_no_section_without_contributing_factors(client, factors):
     CaseFactory(with_terms=[factors["dns"]])
     assert '<section class="check"' not in client.get("/en/cases/").content.decode()
+    text = client.get("/en/check.md").content.decode()
+    assert "None of these cases names a contributing factor." in text
 
 
 # --- Markdown ----------------------------------------------------------------------
@@ -270,7 +272,12 @@ def test_no_query_string_breaks_the_check_export(client, checked, query):
 def test_check_export_says_why_a_bad_filter_lists_nothing(client, checked):
     text = client.get("/en/check.md?from=2019-13-45").content.decode()
     assert "“2019-13-45” is not a date in the form YYYY-MM-DD." in text
+    assert "No published case matches these filters." in text
     assert "##" not in text
+    text = client.get("/en/check.md?component=dns&contributing=overlapping-failures").content
+    assert "No published case matches these filters." in text.decode()
+    text = client.get("/ko/check.md?org=nobody").content.decode()
+    assert "기여 요인" not in text and "No published" not in text
 
 
 def test_check_export_of_a_merged_terms_old_slug_redirects(client, checked, factors):
