@@ -360,3 +360,24 @@ def test_a_question_a_reviewer_writes_in_the_admin_shows_at_once(client, checked
     assert client.post(url, data).status_code == 302
     client.logout()
     assert "두 장애가 겹쳐도 대응할 수 있습니까?" in section(client.get("/ko/cases/"))
+
+
+def test_a_newly_published_case_reaches_the_cached_export(client, checked, factors):
+    from django.utils.timezone import now
+
+    from cases.catalogue.changes import states_before
+
+    assert "IL-0107" not in client.get("/en/check.md?component=dns").content.decode()
+    assert client.get("/en/check.md?component=dns")["X-Cache"] == "hit"
+    draft = CaseFactory(
+        public_id="IL-0107",
+        status=Case.Status.DRAFT,
+        published_at=None,
+        with_terms=[factors["dns"], factors["monitoring"]],
+    )
+    before = states_before([draft.pk])
+    Case.objects.filter(pk=draft.pk).update(status=Case.Status.PUBLISHED, published_at=now())
+    public_content_changed(before)
+    text = client.get("/en/check.md?component=dns").content.decode()
+    assert "IL-0107" in text
+    assert "Contributing factor: Monitoring gap, in 2 cases." in text
