@@ -75,6 +75,7 @@ MAX_DOCS = 50
 MAX_RELATED = 100
 MAX_URL_LENGTH = 1000
 MAX_LICENCE_LENGTH = 100  # an SPDX licence identifier; the longest listed is 40 characters
+MAX_QUESTION_LENGTH = 300  # a term's question ("Check your own system"), in each language
 # A case's JSON (a JSON Lines line, an item of an array, a file of one case), in bytes:
 # what reading one case may cost, whatever the size of its file.
 MAX_CASE_BYTES = 2 * 1024 * 1024

@@ -5,7 +5,7 @@ from .models import Case, CaseStep, Organisation, Term
 
 @register(Term)
 class TermTranslationOptions(TranslationOptions):
-    fields = ("label", "description", "aliases")
+    fields = ("label", "description", "aliases", "question")
 
 
 @register(Organisation)

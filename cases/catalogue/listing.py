@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 
+from cases.catalogue.checklist import build_check
 from cases.catalogue.facets import build_facets
 from cases.catalogue.filters import CaseFilter
 from cases.catalogue.vocabularies import facet_of
@@ -75,6 +76,7 @@ class Listing:
     charts: dict = field(default_factory=dict)
     search: object = None  # how the search was answered (a SearchOutcome), if not plainly
     highlighter: object = None  # a search's (cases.search.snippets.Highlighter)
+    check: object = None  # "Check your own system" (cases.catalogue.checklist.Check)
 
 
 def build_listing(query):
@@ -97,6 +99,7 @@ def build_listing(query):
     listing.search = query.outcome
     listing.common_components = common_components(facets, counts.within)
     listing.charts = charts(facets, counts.within, counts.years)
+    listing.check = build_check(query.index, counts.listed, query.terms, query.data)
     if query.searches and (highlighter := highlighter_for(query.plan)):
         listing.highlighter = highlighter
         for case in page.object_list:

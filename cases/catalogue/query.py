@@ -47,6 +47,7 @@ class FacetCounts:
     within: dict  # (vocabulary, slug) -> count among the listed cases themselves
     years: list  # [(year, count)] of the listed cases, oldest first
     page: Page  # of the listed cases' primary keys
+    listed: CaseSet = None  # the listed cases themselves
 
 
 class CatalogueQuery(SearchAnswers):
@@ -250,6 +251,7 @@ class CatalogueQuery(SearchAnswers):
             others = filtersets[key]
             selection = faceted(others, index, narrowed) if others.is_valid() else CaseSet()
             if key == full_key:
+                counts.listed = selection
                 group = index.counts(selection)
             else:
                 vocabularies = {FACETS[n] for n in names} - {None, Vocabulary.ROOT_CAUSE}

@@ -6,7 +6,8 @@ organisations:
     {"component": [{"slug": "shared-filesystem",
                     "label": {"en": "Shared filesystem", "ko": "공유 파일 시스템"},
                     "description": {"en": "...", "ko": "..."},
-                    "aliases": {"en": ["HDFS", "NFS"], "ko": ["분산 저장소"]}}], ...,
+                    "aliases": {"en": ["HDFS", "NFS"], "ko": ["분산 저장소"]},
+                    "question": {"en": "...?", "ko": "...?"}}], ...,
      "organisations": [{"slug": "meta", "name": "Meta",
                         "aliases": {"en": ["Facebook"], "ko": ["메타", "페이스북"]}}]}
 """
@@ -19,10 +20,10 @@ from django.db.models import Q
 
 from cases.caching import public_content_changed
 from cases.models import Case, Organisation, Term, Vocabulary
-from cases.rules import LANGUAGES, MAX_NAME_LENGTH, is_slug, url_problem
+from cases.rules import LANGUAGES, MAX_NAME_LENGTH, MAX_QUESTION_LENGTH, is_slug, url_problem
 from cases.search.text import refresh_search_text
 
-TERM_KEYS = {"slug", "label", "description", "aliases", "reviewed"}
+TERM_KEYS = {"slug", "label", "description", "aliases", "reviewed", "question"}
 # The one key of the file that is not a vocabulary.
 ORGANISATIONS = "organisations"
 ORGANISATION_KEYS = {"slug", "name", "name_ko", "aliases", "links"}
@@ -84,11 +85,18 @@ def parse_term(item, vocabulary, path, problems):
         problems.append(f"{path}.slug: {slug!r} is not a slug")
         return None
     fields = {"vocabulary": vocabulary, "slug": slug}
-    for key in ("label", "description"):
+    # A file without questions (every one before them) leaves the terms' questions as they are.
+    translated = ["label", "description"] + (["question"] if "question" in item else [])
+    for key in translated:
         value = translations(item, key, path, problems)
         for language, text in value.items():
             if not isinstance(text, str):
                 problems.append(f"{path}.{key}.{language}: must be a string")
+                continue
+            if key == "question" and len(text) > MAX_QUESTION_LENGTH:
+                problems.append(
+                    f"{path}.{key}.{language}: at most {MAX_QUESTION_LENGTH} characters"
+                )
                 continue
             fields[f"{key}_{language}"] = text
     fields |= parse_aliases(item, path, problems)
@@ -277,6 +285,7 @@ def export_taxonomy():
                     lang: getattr(term, f"description_{lang}") or "" for lang in LANGUAGES
                 },
                 "aliases": {lang: term.alias_list(lang) for lang in LANGUAGES},
+                "question": {lang: getattr(term, f"question_{lang}") or "" for lang in LANGUAGES},
             }
             | ({} if term.reviewed else {"reviewed": False})
         )

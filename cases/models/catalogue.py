@@ -18,6 +18,7 @@ from cases.rules import (
     CASE_ID_SQL_PATTERN,
     MAX_DURATION,
     MAX_LICENCE_LENGTH,
+    MAX_QUESTION_LENGTH,
     MAX_SOURCE_KIND_LENGTH,
     SLUG_RE,
     SLUG_SQL_PATTERN,
@@ -154,6 +155,17 @@ class Term(HasAliases, models.Model):
         help_text=_(
             "Shown on the public pages. A term an import made from an unknown slug is not, "
             "until a reviewer accepts it."
+        ),
+    )
+    # What the list's "Check your own system" asks of a reader's system where its cases
+    # have this contributing factor.
+    question = models.CharField(
+        _("question"),
+        max_length=MAX_QUESTION_LENGTH,
+        blank=True,
+        help_text=_(
+            "For a contributing factor: the question its cases raise about a reader's own "
+            "system, shown under “Check your own system”."
         ),
     )
 

@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
 from cases.api.docs import api_docs
-from cases.public import feeds, organisations, reports, suggest, views
+from cases.public import check, feeds, organisations, reports, suggest, views
 from cases.rules import CASE_ID_PATTERN
 
 
@@ -32,6 +32,7 @@ urlpatterns = [
     ),
     path("organisations/", organisations.organisation_index, name="organisations"),
     path("organisations/<str:slug>/", organisations.organisation_detail, name="organisation"),
+    path("check.md", check.check_markdown, name="check-md"),
     path("graph/", views.graph, name="graph"),
     path("graph.json", views.graph_json, name="graph-json"),
     path("feed.atom", feeds.LatestCasesFeed(), name="feed"),

@@ -47,11 +47,13 @@ def case_list(request):
         return HttpResponsePermanentRedirect(f"{request.path}?{survivors.urlencode()}")
     listing = build_listing(query)
     listing.notices[:0] = left_out
-    list_shows(query, listing.page, counted=True)
+    # Its "Check your own system" shows titles and follow-ups of cases beyond the page.
+    checked = listing.check.case_keys() if listing.check else []
+    list_shows(query, listing.page, counted=True, also=checked)
     return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
 
 
-def list_shows(query, page, *, counted):
+def list_shows(query, page, *, counted, also=()):
     """Say what a list's page shows (cases.caching.page_shows): the cases on it, and the
     public cases its facets select, with each facet value's count if `counted` (the HTML
     list; its JSON has no counts). A search answered with the cases having only some of its
@@ -64,7 +66,7 @@ def list_shows(query, page, *, counted):
     if query.valid and not any(query.data.get(name) for name in DATES):
         filters = facet_filters(query.filterset, query.index)
     if not query.searches:
-        page_shows(listing=True, filters=filters, counted=counted, cases=keys)
+        page_shows(listing=True, filters=filters, counted=counted, cases=[*keys, *also])
     elif page.number == 1 and hasattr(query, "matched") and shown_as_planned(query):
         listed = faceted(query.filterset, query.index, query.matched)
         search = ShownSearch(
@@ -76,7 +78,7 @@ def list_shows(query, page, *, counted):
             unfound=query.written_plan if query.outcome else None,
             unknown=tuple(query.unknown_words),
         )
-        page_shows(listing=True, cases=keys, search=search)
+        page_shows(listing=True, cases=[*keys, *also], search=search)
 
 
 def shown_as_planned(query):

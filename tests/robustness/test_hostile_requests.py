@@ -60,6 +60,8 @@ PUBLIC_PATHS = [
     "/ko/graph.json",
     "/en/feed.atom",
     "/ko/feed.atom",
+    "/en/check.md",
+    "/ko/check.md",
     "/en/preview/{pk}/",
     "/en/api/",
     "/ko/api/",
@@ -262,7 +264,7 @@ def test_any_query_string_on_the_korean_list(library, query):
     value=st.sampled_from(HOSTILE_VALUES + INVALID_UTF8),
     template=st.sampled_from(
         ["/en/cases/", "/en/cases.json", "/en/graph/", "/en/graph.json", "/api/v1/cases"]
-        + ["/api/v1/changes"]
+        + ["/api/v1/changes", "/ko/check.md"]
     ),
 )
 def test_each_known_parameter_with_each_hostile_value(library, name, value, template):
