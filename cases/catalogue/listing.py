@@ -76,6 +76,11 @@ class Listing:
     search: object = None  # how the search was answered (a SearchOutcome), if not plainly
     highlighter: object = None  # a search's (cases.search.snippets.Highlighter)
 
+    @property
+    def selected_count(self):
+        """How many facet values the reader chose: the filters' button says it."""
+        return sum(len(facet.selected) for facet in self.facets)
+
 
 def build_listing(query):
     """The HTML list of a CatalogueQuery: its facets, its page of cards, its charts, and

@@ -1,0 +1,77 @@
+"""The site on a 390-pixel phone: what a reader sees first, and filters behind a button."""
+
+import re
+
+import pytest
+
+from tests.browser.conftest import PHONE
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def bottom(locator):
+    box = locator.bounding_box()
+    return box["y"] + box["height"]
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_on_a_phone_the_search_box_and_the_first_case_are_on_the_first_screen(
+    phone, bundled_site, screenshot, language
+):
+    phone.goto(f"{bundled_site}/{language}/cases/")
+    search = phone.locator("input#q")
+    first_case = phone.locator(".case-card").first
+    assert bottom(search) <= PHONE["height"]
+    assert bottom(first_case) <= PHONE["height"]
+    # The filters wait behind their button.
+    assert not phone.locator(".facet").first.is_visible()
+    screenshot(phone, f"phone-list-{language}-closed", full_page=False)
+
+
+def test_on_a_phone_the_filters_open_from_a_button_and_work(phone, bundled_site, screenshot):
+    phone.goto(f"{bundled_site}/en/cases/")
+    button = phone.locator(".facets-toggle > summary")
+    assert button.inner_text().strip() == "Filters"
+    hugging_face = phone.locator("section.facet[aria-labelledby='facet-org'] a.facet-value").filter(
+        has_text="Hugging Face"
+    )
+    assert not hugging_face.is_visible()
+
+    button.focus()  # by keyboard, as well as by touch
+    phone.keyboard.press("Enter")
+    assert hugging_face.is_visible()
+    screenshot(phone, "phone-list-en-open", full_page=False)
+    hugging_face.click()
+    phone.wait_for_url(re.compile(r"org=hugging-face"))
+
+    # A choice made, the panel closes again to leave the results in sight, and says so.
+    assert phone.locator(".facets-toggle > summary").inner_text().strip() == "Filters (1 selected)"
+    assert not phone.locator(".facet").first.is_visible()
+    assert bottom(phone.locator(".case-card").first) <= PHONE["height"]
+
+
+def test_on_a_desktop_the_filters_stay_open_beside_the_list(page, bundled_site):
+    page.goto(f"{bundled_site}/en/cases/")
+    assert page.locator(".facet").first.is_visible()
+    panel, results = page.locator(".facets").bounding_box(), page.locator(".list-main").bounding_box()
+    assert panel["x"] > results["x"] + results["width"]  # to its right, as before
+    assert bottom(page.locator("input#q")) < 200
+
+
+def test_the_filters_open_on_a_phone_without_javascript(browser, bundled_site):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{bundled_site}/en/cases/")
+    assert not page.locator(".facet").first.is_visible()
+    page.locator(".facets-toggle > summary").click()
+    assert page.locator(".facet").first.is_visible()
+    context.close()
