@@ -57,14 +57,43 @@ def test_on_a_phone_the_filters_open_from_a_button_and_work(phone, bundled_site,
     assert phone.locator(".facets-toggle > summary").inner_text().strip() == "Filters (1 selected)"
     assert not phone.locator(".facet").first.is_visible()
     assert bottom(phone.locator(".case-card").first) <= PHONE["height"]
+    phone.goto(f"{bundled_site}/ko/cases/?org=hugging-face")
+    assert phone.locator(".facets-toggle > summary").inner_text().strip() == "필터 (1개 선택)"
 
 
-def test_on_a_desktop_the_filters_stay_open_beside_the_list(page, bundled_site):
+def test_on_a_phone_the_dates_and_order_open_from_a_button(phone, bundled_site):
+    phone.goto(f"{bundled_site}/en/cases/")
+    date_from = phone.get_by_label("From", exact=True)
+    assert not date_from.is_visible()
+    phone.get_by_text("Dates and order").click()
+    date_from.fill("2024-01-01")
+    phone.get_by_role("button", name="Search").click()
+    phone.wait_for_url(re.compile(r"from=2024-01-01"))
+    assert all(year >= "2024" for year in phone.locator(".case-card time").all_inner_texts())
+
+
+def test_screenshots_on_a_phone(phone, bundled_site, screenshot):
+    phone.goto(f"{bundled_site}/en/cases/IL-0585/")
+    screenshot(phone, "phone-case-en", full_page=False)
+    phone.goto(f"{bundled_site}/ko/graph/?tab=component")
+    phone.wait_for_function("() => document.getElementById('graph-canvas').dataset.ready > 0")
+    phone.locator("#graph-canvas").scroll_into_view_if_needed()
+    screenshot(phone, "phone-graph-ko", full_page=False)
+
+
+def test_on_a_desktop_the_filters_stay_open_beside_the_list(page, bundled_site, screenshot):
     page.goto(f"{bundled_site}/en/cases/")
     assert page.locator(".facet").first.is_visible()
-    panel, results = page.locator(".facets").bounding_box(), page.locator(".list-main").bounding_box()
+    panel, results = (
+        page.locator(".facets").bounding_box(),
+        page.locator(".list-main").bounding_box(),
+    )
     assert panel["x"] > results["x"] + results["width"]  # to its right, as before
     assert bottom(page.locator("input#q")) < 200
+    # the dates and order too, without a button
+    assert page.get_by_label("From", exact=True).is_visible()
+    assert not page.get_by_text("Dates and order").is_visible()
+    screenshot(page, "desktop-list-en", full_page=False)
 
 
 def test_the_filters_open_on_a_phone_without_javascript(browser, bundled_site):
