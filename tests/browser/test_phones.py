@@ -37,6 +37,13 @@ def test_on_a_phone_the_search_box_and_the_first_case_are_on_the_first_screen(
     screenshot(phone, f"phone-list-{language}-closed", full_page=False)
 
 
+def test_on_a_phone_a_search_s_first_result_is_on_the_first_screen(phone, bundled_site):
+    phone.goto(f"{bundled_site}/en/cases/?q=checkpoint")
+    first_result = phone.locator(".case-card").first
+    assert first_result.locator("mark").first.is_visible()  # where the words occur
+    assert bottom(first_result) <= PHONE["height"]
+
+
 def test_on_a_phone_the_filters_open_from_a_button_and_work(phone, bundled_site, screenshot):
     phone.goto(f"{bundled_site}/en/cases/")
     button = phone.locator(".facets-toggle > summary")
