@@ -7,7 +7,7 @@ inline code, code blocks (fenced or indented), block quotes, thematic breaks and
 breaks. Raw HTML is shown as the text it is (`html=False`). An image becomes a link to the
 image, with its description as the link's text: the site shows no pictures from elsewhere
 (nor does its CSP allow them). Headings are off, `#` and the underlined forms alike: a text
-is already a section under its own heading (an h3, below the page's h1 and the list's h2s),
+is already a section under its own heading (an h2 below a case page's h1, an h3 below a card's h2),
 so any heading in it either outranks its section or starts an outline inside a list card
 that shows four lines of it; and a paragraph followed by a line of `---` or `===`, which
 plain text often has, would quietly become one. A line starting with `#` stays as written.

@@ -1,7 +1,8 @@
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.contrib.sitemaps.views import sitemap
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseRedirect
+from django.templatetags.static import static
 from django.urls import include, path, reverse
 from django.views.decorators.http import require_safe
 from django.views.generic import RedirectView
@@ -29,10 +30,18 @@ def robots_txt(request):
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain")
 
 
+@require_safe
+def favicon_ico(request):
+    """Browsers ask for /favicon.ico whatever the page links; the icon is an SVG. Not a
+    permanent redirect: the file's name changes with its content."""
+    return HttpResponseRedirect(static("favicon.svg"))
+
+
 urlpatterns = [
     path("", case_views.root, name="root"),
     path("healthz", healthz, name="healthz"),
     path("robots.txt", robots_txt, name="robots"),
+    path("favicon.ico", favicon_ico, name="favicon"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("admin/", admin.site.urls),
     # The human docs are a page of the site, in the reader's language.

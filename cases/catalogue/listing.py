@@ -78,6 +78,11 @@ class Listing:
     highlighter: object = None  # a search's (cases.search.snippets.Highlighter)
     check: object = None  # "Check your own system" (cases.catalogue.checklist.Check)
 
+    @property
+    def selected_count(self):
+        """How many facet values the reader chose: the filters' button says it."""
+        return sum(len(facet.selected) for facet in self.facets)
+
 
 def build_listing(query):
     """The HTML list of a CatalogueQuery: its facets, its page of cards, its charts, and
@@ -153,8 +158,17 @@ CAUSE_WIDTH = 300
 CHART_SCALE = 1.4
 
 
+def with_empty_years(items):
+    """Every year from the first to the last, those without cases at zero: a gap in the
+    record shows as one, not as two years side by side."""
+    counts = {int(label): count for label, count in items}
+    first, last = min(counts), max(counts)
+    return [(str(year), counts.get(year, 0)) for year in range(first, last + 1)]
+
+
 def year_chart(items):
     """Columns of cases per year: SVG geometry, computed here so the template stays plain."""
+    items = with_empty_years(items)
     top = max((count for _label, count in items), default=0) or 1
     plot = CHART_HEIGHT - 28  # room for the count above and the year below
     columns = []

@@ -5,6 +5,8 @@
   var canvas = document.getElementById("graph-canvas");
   if (!canvas || !window.cytoscape || !window.fetch) return;
 
+  var LABEL_PX = 11;  // the smallest label, in pixels at the default zoom
+
   function scale(value, max, low, high) {
     return low + (high - low) * (max ? value / max : 0);
   }
@@ -33,28 +35,28 @@
         style: [
           { selector: "node", style: {
             "background-color": "data(colour)", width: "data(size)", height: "data(size)",
-            label: "data(label)", "font-size": 11, "text-valign": "bottom", "text-margin-y": 3,
+            label: "data(label)", "font-size": LABEL_PX, "text-valign": "bottom", "text-margin-y": 3,
             "text-wrap": "ellipsis", "text-max-width": 140, color: "#1d2327",
             "text-background-color": "#fff", "text-background-opacity": 0.8, "text-background-padding": 1
           } },
           { selector: "edge", style: {
             width: "data(width)", "line-color": "#9aa5b1", opacity: 0.7, "curve-style": "haystack"
           } },
-          { selector: "node[own = 0]", style: { "font-size": 9, color: "#5b6670" } },
-          { selector: "node[own = 1]", style: { "font-weight": "bold", "z-index": 10 } },
+          { selector: "node[own = 0]", style: { color: "#5b6670" } },
+          { selector: "node[own = 1]", style: { "font-size": LABEL_PX + 1, "font-weight": "bold", "z-index": 10 } },
           { selector: "node:selected", style: { "border-width": 3, "border-color": "#f0a500" } }
         ],
         layout: {
           name: "cose", animate: false, nodeDimensionsIncludeLabels: true, padding: 20,
-          nodeRepulsion: function () { return 12000; }, idealEdgeLength: function () { return 60; },
-          gravity: 1.2, numIter: 2500
+          nodeRepulsion: function () { return 20000; }, idealEdgeLength: function () { return 70; },
+          gravity: 1.2, numIter: 2500, nodeOverlap: 12
         }
       });
-      // Fit everything, but never so small that labels cannot be read: zoom and pan reach the rest.
-      if (cy.zoom() < 0.75) {
-        var biggest = cy.nodes().max(function (node) { return node.data("size"); }).ele;
-        cy.zoom(0.75);
-        cy.center(biggest);
+      // Fit everything, but never so small that labels cannot be read (below LABEL_PX on
+      // the screen): zoom and pan reach the rest.
+      if (cy.zoom() < 1) {
+        cy.zoom(1);
+        cy.center();
       }
       cy.on("tap", "node", function (event) { window.location.href = event.target.data("url"); });
       cy.on("mouseover", "node", function () { canvas.style.cursor = "pointer"; });

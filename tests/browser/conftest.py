@@ -11,7 +11,8 @@ from django.core.management import call_command
 from tests.conftest import REPO
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
+# SCREENSHOTS_DIR=/tmp/somewhere keeps one run's pictures apart from another's.
+SCREENSHOTS = Path(os.environ.get("SCREENSHOTS_DIR", REPO / "test-artifacts" / "screenshots"))
 # Without these, Chromium's background connections meet this machine's closed network.
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -67,9 +68,9 @@ def bundled_site(transactional_db, live_server):
 def screenshot():
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
-    def take(page, name):
+    def take(page, name, *, full_page=True):
         path = SCREENSHOTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=full_page)
         return path
 
     return take

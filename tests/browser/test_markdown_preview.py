@@ -106,14 +106,14 @@ def test_an_editor_sees_the_markdown_previewed_and_the_public_page_shows_it(
 
     public = browser.new_context(viewport=DESKTOP).new_page()
     public.goto(f"{base}/en/cases/IL-4600/")
-    summary = public.locator(".section", has=public.locator("h3", has_text="Summary"))
+    summary = public.locator(".section", has=public.locator("h2", has_text="Summary"))
     expect(summary.locator("li")).to_have_text(["builds queued for hours", "see the incident log"])
     expect(summary.locator(LINK)).to_have_text("the incident log")
     steps = public.locator(".steps > li")
     expect(steps.locator("ol li")).to_have_text(["paused the producers", "scaled the consumers"])
     screenshot(public, "public-markdown-en")
     public.goto(f"{base}/ko/cases/IL-4600/")
-    summary = public.locator(".section", has=public.locator("h3", has_text="요약"))
+    summary = public.locator(".section", has=public.locator("h2", has_text="요약"))
     expect(summary.locator("li")).to_have_text(["빌드가 몇 시간 쌓였다", "장애 기록 참고"])
     expect(summary.locator(LINK)).to_have_text("장애 기록")
     # The step has no Korean: the English, marked as such.

@@ -125,7 +125,11 @@ def assert_counts_match_counting_by_hand(query_string):
         assert shown == dict(expected), facet.name
     years = Counter(str(case.date.year) for case in cases if matches(case, query))
     chart = listing.charts["years"] or {"columns": []}  # no chart for an empty list
-    assert {c["label"]: c["count"] for c in chart["columns"]} == dict(years)
+    assert {c["label"]: c["count"] for c in chart["columns"] if c["count"]} == dict(years)
+    # and every year between the first and the last, those without cases at zero
+    labels = [int(c["label"]) for c in chart["columns"]]
+    if labels:
+        assert labels == list(range(labels[0], labels[-1] + 1))
 
 
 def assert_page_is_in_order(query_string, number):
