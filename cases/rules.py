@@ -9,6 +9,7 @@ language of whoever reads them (the editor's in the admin, English on the comman
 
 import datetime
 import re
+import unicodedata
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -85,6 +86,14 @@ MAX_DURATION = datetime.timedelta(days=20 * 365)
 EARLIEST_YEAR = 1900
 # A date or time may be this far ahead of the server's clock (time zones, a clock off).
 CLOCK_TOLERANCE = datetime.timedelta(days=1)
+
+
+def name_key(text):
+    """A name as an import compares it with the names it knows (an organisation's, a
+    term's): its letters and digits in any script, casefolded, after NFKC (so full-width
+    letters meet their plain forms). "Gitlab" is "GitLab", "config-change" "Config change"."""
+    folded = unicodedata.normalize("NFKC", text or "").casefold()
+    return "".join(char for char in folded if char.isalnum())
 
 
 def latest_allowed_date():

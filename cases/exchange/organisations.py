@@ -12,17 +12,10 @@ The case is then stored as the matched organisation's, under its name and slug, 
 exporting it and importing the export again changes nothing.
 """
 
-import unicodedata
 from dataclasses import dataclass
 
 from cases.models import Organisation, OrganisationRedirect
-from cases.rules import LANGUAGES
-
-
-def name_key(text):
-    """A name as matching compares it: casefolded, its letters and digits alone."""
-    folded = unicodedata.normalize("NFKC", text or "").casefold()
-    return "".join(char for char in folded if char.isalnum())
+from cases.rules import LANGUAGES, name_key
 
 
 @dataclass(frozen=True)

@@ -11,19 +11,11 @@ A slug that maps nowhere becomes a new term, unreviewed (Term.reviewed): the pub
 see it until a reviewer accepts it or merges it into a term it does see.
 """
 
-import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from cases.models import Term, TermRedirect, Vocabulary
-from cases.rules import LANGUAGES
-
-
-def name_key(text):
-    """A name as matching compares it: its letters and digits in any script, casefolded
-    (NFKC first, so full-width letters meet their plain forms)."""
-    text = unicodedata.normalize("NFKC", text or "").casefold()
-    return "".join(char for char in text if char.isalnum())
+from cases.rules import LANGUAGES, name_key
 
 
 def names_of(term):

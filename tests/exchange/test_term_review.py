@@ -8,7 +8,7 @@ from django.core.management import call_command
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cases.exchange.term_matching import name_key
+from cases.rules import name_key
 from cases.models import Case, Term, Vocabulary
 from tests.conftest import REPO
 from tests.exchange.test_importer import another_case, run_import
