@@ -36,7 +36,11 @@ EDITOR_PERMISSIONS = [
     "cases.view_suggestion",
     "cases.change_suggestion",
 ]
-REVIEWER_PERMISSIONS = EDITOR_PERMISSIONS + ["cases.review_case", "cases.merge_term"]
+REVIEWER_PERMISSIONS = EDITOR_PERMISSIONS + [
+    "cases.review_case",
+    "cases.merge_term",
+    "cases.merge_case",  # a duplicate case into another (cases.editorial.combining)
+]
 GROUPS = {"Editors": EDITOR_PERMISSIONS, "Reviewers": REVIEWER_PERMISSIONS}
 ROLES = {"editor": "Editors", "reviewer": "Reviewers"}
 

@@ -18,6 +18,7 @@ from cases.caching import public_content_changed
 from cases.catalogue.changes import MOST_CASES, states_before
 from cases.catalogue.facet_index import build as build_index
 from cases.catalogue.sharing import share_when_committed
+from cases.editorial.duplicates import resemblances
 from cases.editorial.transitions import imported_state, record_import
 from cases.exchange.priority import below_readers
 from cases.models import Case
@@ -124,6 +125,9 @@ class ImportResult:
     unchanged: list[str] = dataclasses.field(default_factory=list)
     # Changed by an editor since their last import, so left as they are.
     skipped: list[str] = dataclasses.field(default_factory=list)
+    # Written cases that look like another (cases.editorial.duplicates): warnings, for an
+    # editor to merge or leave.
+    duplicates: list = dataclasses.field(default_factory=list)
 
     def counts(self):
         return {
@@ -295,6 +299,9 @@ class CaseImporter:
                 self.created, self.updated = [], []
                 self.write_all(total, result)
                 write_links(self.links)
+                result.duplicates = resemblances(
+                    [pk for pk, _id in self.created] + [pk for pk, _id, _status in self.updated]
+                )
                 if before is not None:
                     before["pks"].update(pk for pk, _id in self.created)
                 if self.recorded:

@@ -219,11 +219,13 @@ def render_case(request, case, *, preview=False):
         "not_written_notice": NOT_WRITTEN_NOTICES.get((language, written_in)),
         "shown_in": written_in if written_in != language else None,
     }
-    similar = similar_cases(root)
+    # A case the page links already is no news among its similar ones.
+    linked = [*context["related"], *recurrences, recurrence_of]
+    similar = similar_cases(root, linked={other.pk for other in linked if other is not None})
     context["similar"] = similar.cases
     context["bibtex"] = bibtex(case, context["permalink"])
     context["provenance"] = provenance(case)
-    linked = [*context["related"], *recurrences, recurrence_of, *context["similar"]]
+    linked += context["similar"]
     page_shows(
         cases=[root.pk, *(other.pk for other in linked if other is not None)],
         similar=similar.shown,
@@ -260,8 +262,9 @@ class Similar:
     shown: SimilarShown | None
 
 
-def similar_cases(case, limit=SIMILAR_CASES):
-    """Published cases that share the most terms with this one.
+def similar_cases(case, limit=SIMILAR_CASES, linked=frozenset()):
+    """Published cases that share the most terms with this one, but those in `linked` (the
+    primary keys of the cases its page links as related or recurrences).
 
     Each term contributes its most recent SIMILAR_CANDIDATES cases, so the work is bounded
     however many cases a common term has: a case's count is the number of its terms in
@@ -281,13 +284,14 @@ def similar_cases(case, limit=SIMILAR_CASES):
         "GROUP BY case_id ORDER BY shared DESC, case_id DESC LIMIT %s"
     )
     params = [value for term_id in term_ids for value in (term_id, case.pk, SIMILAR_CANDIDATES)]
-    params.append(limit * 4)  # a few more than needed, since some may be unpublished
+    # A few more than needed, since some may be unpublished, and the linked ones go.
+    params.append(limit * 4 + len(linked))
     with connections[case._state.db or DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(query, params)
         shared = dict(cursor.fetchall())
     cases = (
         Case.objects.public()
-        .filter(pk__in=shared)
+        .filter(pk__in=shared.keys() - set(linked))
         .select_related("org")
         .only(*LINKED_CASE_FIELDS, "org__name")
     )

@@ -78,6 +78,12 @@ class Command(BaseCommand):
                 "Skipped because an editor changed them since their last import "
                 "(--force overwrites): " + ", ".join(result.skipped)
             )
+        if result.duplicates:
+            self.stdout.write(
+                "Possible duplicates (imported all the same; merge them in the admin):"
+            )
+            for resemblance in result.duplicates:
+                self.stdout.write(f"  {resemblance}")
 
     @staticmethod
     def account(username):
