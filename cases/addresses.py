@@ -18,6 +18,7 @@ TRACKING_PARAMETERS = re.compile(r"^(utm_.*|fbclid|gclid)$", re.IGNORECASE)
 DEFAULT_PORTS = {"http": 80, "https": 443}
 PAGE_ENDING = re.compile(r"\.(html?|php|aspx?)$")
 
+
 @dataclass(frozen=True)
 class Address:
     host: str

@@ -35,10 +35,11 @@ MIN_SHARED_WORDS = 2
 CHUNK = 250
 
 # Words that say nothing of which incident a title tells.
-STOP_WORDS = frozenset(
+STOP_TEXT = (
     "a an and are as at be by for from had has have in into is it its of off on or out over "
-    "the their then this to was were when which while with".split()
+    "the their then this to was were when which while with"
 )
+STOP_WORDS = frozenset(STOP_TEXT.split())
 WORD = re.compile(r"\w+")
 
 
@@ -76,9 +77,9 @@ class Resemblance:
         if self.days_apart == 0:
             apart = _("same date")
         else:
-            apart = ngettext(
-                "%(days)s day apart", "%(days)s days apart", self.days_apart
-            ) % {"days": self.days_apart}
+            apart = ngettext("%(days)s day apart", "%(days)s days apart", self.days_apart) % {
+                "days": self.days_apart
+            }
         return _("same organisation, %(apart)s, similar title") % {"apart": apart}
 
     def __str__(self):
@@ -115,9 +116,11 @@ def resemblances(pks):
 def by_source(cases):
     """((case pk, other pk), Resemblance) for cases citing a page another case cites."""
     own = defaultdict(set)  # key -> pks of these cases citing it
-    for case_pk, key in Source.objects.filter(case__in=[c["pk"] for c in cases]).exclude(
-        url_key=""
-    ).values_list("case", "url_key"):
+    for case_pk, key in (
+        Source.objects.filter(case__in=[c["pk"] for c in cases])
+        .exclude(url_key="")
+        .values_list("case", "url_key")
+    ):
         own[key].add(case_pk)
     ids = {c["pk"]: c["public_id"] for c in cases}
     pairs = []
@@ -175,7 +178,8 @@ def by_title(cases):
 
 def title_sets(case):
     """A case's titles in each language, as word sets (an empty title left out)."""
-    return [words for words in (title_words(case["title_en"]), title_words(case["title_ko"])) if words]
+    titles = (title_words(case["title_en"]), title_words(case["title_ko"]))
+    return [words for words in titles if words]
 
 
 def joined_spans(dates):

@@ -35,8 +35,7 @@ def test_a_full_list_of_similar_cases_is_filled_past_the_linked_ones(client, ter
     shared = [terms["dns"], terms["overlap"]]
     case = CaseFactory(public_id="IL-0001", with_terms=shared)
     for n in range(2, 22):  # twenty related cases sharing both terms
-        case.related.add(
-            CaseFactory(public_id=f"IL-{n:04d}", with_terms=shared), through_defaults={"position": n}
-        )
+        linked = CaseFactory(public_id=f"IL-{n:04d}", with_terms=shared)
+        case.related.add(linked, through_defaults={"position": n})
     others = [CaseFactory(public_id=f"IL-{n:04d}", with_terms=[terms["dns"]]) for n in (30, 31)]
     assert sorted(similar_on(client, "IL-0001")) == sorted(o.public_id for o in others)
