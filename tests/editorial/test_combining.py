@@ -11,8 +11,8 @@ from django.core.cache import cache
 from cases import caching, open_data
 from cases.editorial import transitions as workflow
 from cases.editorial.combining import case_combine
-from cases.editorial.rights import WorkflowError
 from cases.editorial.revisions import case_start_revision
+from cases.editorial.rights import WorkflowError
 from cases.models import Case, CaseMerge, CaseRelation, CaseTransition, CaseVersion
 from cases.search.text import refresh_search_text
 from tests.factories import CaseFactory, OrganisationFactory, SourceFactory
@@ -164,9 +164,7 @@ def test_never_into_a_withdrawn_case(pair, reviewer):
     assert "withdrawn" in refused(absorbed=other, survivor=fresh(kept), user=reviewer)
 
 
-def test_never_into_or_from_an_absorbed_case_and_one_of_two_concurrent_merges_wins(
-    pair, reviewer
-):
+def test_never_into_or_from_an_absorbed_case_and_one_of_two_concurrent_merges_wins(pair, reviewer):
     kept, other, *_ = pair
     stale_kept, stale_other = fresh(kept), fresh(other)
     case_combine(absorbed=other, survivor=kept, user=reviewer)
