@@ -33,6 +33,7 @@ TITLE_OVERLAP = 0.5
 MIN_SHARED_WORDS = 2
 # Cases compared a query; three parameters each stay under SQLite's limit on parameters.
 CHUNK = 250
+QUERY_CHUNK = 900
 
 # Words that say nothing of which incident a title tells.
 STOP_TEXT = (
@@ -101,10 +102,16 @@ def resemblances(pks):
     first, ordered by case id. A few queries a CHUNK of cases."""
     pks = list(pks)
     wanted = set(pks)
+    rows = []
+    for start in range(0, len(pks), QUERY_CHUNK):
+        chunk = pks[start : start + QUERY_CHUNK]
+        rows += candidates().filter(pk__in=chunk).values("pk", "public_id", "org", "date")
+    # Compared in order of organisation and date: each chunk's candidates are then a few
+    # short spans of one or two organisations' cases (10,000 cases in random order: 15 s).
+    rows.sort(key=lambda row: (row["org"], row["date"]))
     found = {}
-    for start in range(0, len(pks), CHUNK):
-        chunk = pks[start : start + CHUNK]
-        cases = list(candidates().filter(pk__in=chunk).values("pk", "public_id", "org", "date"))
+    for start in range(0, len(rows), CHUNK):
+        cases = rows[start : start + CHUNK]
         for pair, resemblance in by_source(cases) + by_title(cases):
             one, other = pair
             if other in wanted and resemblance.case_id < resemblance.other_id:
@@ -143,8 +150,9 @@ def by_source(cases):
 
 def by_title(cases):
     """((case pk, other pk), Resemblance) for cases of one organisation, near in date and
-    title. The candidates are read by (organisation, a span of dates): each organisation's
-    dates among these cases, the spans that overlap joined."""
+    title. The candidates are read by organisation and the span of its dates among these
+    cases (resemblances sorts them so that a chunk holds few organisations and short spans);
+    those of the right days are picked out here."""
     if not cases:
         return []
     spans = Q()
@@ -152,27 +160,42 @@ def by_title(cases):
     for case in cases:
         by_org[case["org"]].append(case["date"])
     for org, dates in by_org.items():
-        for first, last in joined_spans(sorted(dates)):
-            spans |= Q(org=org, date__range=(first - DATE_WINDOW, last + DATE_WINDOW))
+        spans |= Q(org=org, date__range=(min(dates) - DATE_WINDOW, max(dates) + DATE_WINDOW))
     others = list(
         candidates().filter(spans).values("pk", "public_id", "org", "date", "title_en", "title_ko")
     )
-    titles = {o["pk"]: title_sets(o) for o in others}
-    near = defaultdict(list)
+    titles = {}  # primary key -> word sets, made when first compared
+
+    def titles_of(case):
+        if case["pk"] not in titles:
+            titles[case["pk"]] = title_sets(case)
+        return titles[case["pk"]]
+
+    on_day = defaultdict(list)  # (organisation, date) -> the candidates of that day
     for other in others:
-        near[other["org"]].append(other)
+        on_day[(other["org"], other["date"])].append(other)
     pairs = []
     for case in cases:
-        mine = titles.get(case["pk"]) or ()
-        for other in near[case["org"]]:
-            apart = abs((other["date"] - case["date"]).days)
-            if other["pk"] == case["pk"] or apart > DATE_WINDOW.days:
-                continue
-            if any(titles_near(a, b) for a in mine for b in titles[other["pk"]]):
-                resemblance = Resemblance(
-                    case["public_id"], other["public_id"], other["pk"], days_apart=apart
-                )
-                pairs.append(((case["pk"], other["pk"]), resemblance))
+        mine = None
+        for offset in range(-DATE_WINDOW.days, DATE_WINDOW.days + 1):
+            day = case["date"] + datetime.timedelta(days=offset)
+            for other in on_day.get((case["org"], day), ()):
+                if other["pk"] == case["pk"]:
+                    continue
+                if mine is None:  # the case's own row is among the candidates, titles and all
+                    mine = next(
+                        (
+                            titles_of(o)
+                            for o in on_day[(case["org"], case["date"])]
+                            if o["pk"] == case["pk"]
+                        ),
+                        [],
+                    )
+                if any(titles_near(a, b) for a in mine for b in titles_of(other)):
+                    resemblance = Resemblance(
+                        case["public_id"], other["public_id"], other["pk"], days_apart=abs(offset)
+                    )
+                    pairs.append(((case["pk"], other["pk"]), resemblance))
     return pairs
 
 
@@ -180,17 +203,6 @@ def title_sets(case):
     """A case's titles in each language, as word sets (an empty title left out)."""
     titles = (title_words(case["title_en"]), title_words(case["title_ko"]))
     return [words for words in titles if words]
-
-
-def joined_spans(dates):
-    """(first, last) spans covering sorted dates, those nearer than two windows joined."""
-    spans = []
-    for day in dates:
-        if spans and day - spans[-1][1] <= 2 * DATE_WINDOW:
-            spans[-1][1] = day
-        else:
-            spans.append([day, day])
-    return spans
 
 
 def possible_duplicates(case):
