@@ -70,6 +70,13 @@ class Command(BaseCommand):
                 if source.temporary:
                     source.path.unlink(missing_ok=True)
 
+        # Before the counts, which a script reads as the last line.
+        if result.duplicates:
+            self.stdout.write(
+                "Possible duplicates (imported all the same; merge them in the admin):"
+            )
+            for resemblance in result.duplicates:
+                self.stdout.write(f"  {resemblance}")
         counts = result.counts()
         prefix = "Dry run, nothing written: would have " if dry_run else ""
         self.stdout.write(prefix + ", ".join(f"{what} {number}" for what, number in counts.items()))
@@ -78,12 +85,6 @@ class Command(BaseCommand):
                 "Skipped because an editor changed them since their last import "
                 "(--force overwrites): " + ", ".join(result.skipped)
             )
-        if result.duplicates:
-            self.stdout.write(
-                "Possible duplicates (imported all the same; merge them in the admin):"
-            )
-            for resemblance in result.duplicates:
-                self.stdout.write(f"  {resemblance}")
 
     @staticmethod
     def account(username):
