@@ -3,7 +3,8 @@ follows, both brought up to date by a background task after changes, never by a 
 
 A build reads what changed since the last one (the PublicChange rows between their
 content versions; every case when that is unknown), writes each changed case's line to
-its PublishedRecord, marks the ids that left the public withdrawn, and, if anything
+its PublishedRecord, marks the ids that left the public withdrawn (or merged,
+when merged into another case), and, if anything
 changed, writes `cases.jsonl.gz` again from the records: one case a line in the exchange
 format, ordered by id. The records' `modified` times are the change feed
 (/api/v1/changes); the build's time is how far the feed is complete.
@@ -23,7 +24,14 @@ from django.db.models import Max, Min
 from django.utils import timezone
 
 from cases.exchange.serialize import case_to_exchange
-from cases.models import BulkBuild, Case, ContentVersion, PublicChange, PublishedRecord
+from cases.models import (
+    BulkBuild,
+    Case,
+    CaseMerge,
+    ContentVersion,
+    PublicChange,
+    PublishedRecord,
+)
 
 BULK_NAME = "cases.jsonl.gz"
 READ_BATCH = 500
@@ -118,11 +126,22 @@ def follow(using, pks, now):
         if len(pending) >= READ_BATCH:
             changed += save(using, pending)
             pending = []
-    for case_pk, record in known.items():
-        if case_pk not in seen_public and record.state == PublishedRecord.State.PUBLISHED:
-            record.state, record.line, record.modified = PublishedRecord.State.WITHDRAWN, "", now
-            record.fingerprint = fingerprint("")
-            pending.append(record)
+    leaving = [
+        record
+        for case_pk, record in known.items()
+        if case_pk not in seen_public and record.state == PublishedRecord.State.PUBLISHED
+    ]
+    merged = set(
+        CaseMerge.objects.using(using)
+        .filter(absorbed__in=[record.case_pk for record in leaving])
+        .values_list("absorbed", flat=True)
+    )
+    for record in leaving:
+        State = PublishedRecord.State
+        record.state = State.MERGED if record.case_pk in merged else State.WITHDRAWN
+        record.line, record.modified = "", now
+        record.fingerprint = fingerprint("")
+        pending.append(record)
     return changed + save(using, pending)
 
 

@@ -18,8 +18,9 @@ from cases.models import Case, CaseRelation, CaseStep, CaseTerm, Source
 
 from .case_form import CaseFormLayout
 from .case_views import CaseEditorialViews
+from .combine_views import CaseCombineViews
 from .exchange_views import CaseExchangeViews
-from .filters import OpenCommentsFilter, QueueFilter, TranslationFilter
+from .filters import DuplicatesFilter, OpenCommentsFilter, QueueFilter, TranslationFilter
 from .forms import CaseForm
 from .markdown_preview import MarkdownPreviewMixin
 from .merge_views import CaseMergeViews
@@ -78,6 +79,7 @@ class RelatedCaseInline(admin.TabularInline):
 class CaseAdmin(
     CaseMergeViews,  # first: a conflicting save shows the merge page, not the form
     CaseFormLayout,
+    CaseCombineViews,
     CaseExchangeViews,
     CaseSchedulingViews,
     CaseEditorialViews,
@@ -104,6 +106,7 @@ class CaseAdmin(
         QueueFilter,
         OpenCommentsFilter,
         TranslationFilter,
+        DuplicatesFilter,
         "org",
         ("terms", admin.RelatedOnlyFieldListFilter),
         "severity",

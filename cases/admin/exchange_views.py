@@ -47,6 +47,8 @@ SESSION_KEY = "cases.pending_imports"  # {token: sha256} of this session's uploa
 SESSION_TOKENS = 10  # the newest this many; an older upload must be uploaded again
 SHOWN_IDS = 50  # the ids the report lists in each group, then "and N more"
 LINKED_IDS = 200  # the most ids a link to the change list names (its address stays short)
+# The most possible duplicates a report or message lists (the command line lists them all).
+SHOWN_DUPLICATES = 100
 DOWNLOAD_CHUNK = 64 * 1024  # characters a streamed export sends at a time
 GROUPS = {
     "created": gettext_lazy("Created"),
@@ -258,6 +260,8 @@ class CaseExchangeViews:
             "force": force,
             "groups": [group(key, getattr(result, key)) for key in GROUPS],
             "matched_organisations": result.matched_organisations,
+            "duplicates": result.duplicates[:SHOWN_DUPLICATES],
+            "duplicates_more": max(len(result.duplicates) - SHOWN_DUPLICATES, 0),
             "pending": pending,
             # Slugs no term has: the term each goes to, or a new one held for review.
             "mapped_terms": result.mapped_terms,
@@ -393,6 +397,18 @@ class CaseExchangeViews:
                     "“Overwrite” to replace them): %(ids)s"
                 )
                 % {"ids": self.id_list(result.skipped)},
+                messages.WARNING,
+            )
+        if result.duplicates:
+            shown = "; ".join(str(r) for r in result.duplicates[:SHOWN_DUPLICATES])
+            more = len(result.duplicates) - SHOWN_DUPLICATES
+            self.message_user(
+                request,
+                _(
+                    "Possible duplicates, imported all the same (merge them from a case's "
+                    "page): %(list)s"
+                )
+                % {"list": shown + (f"; … (+{more})" if more > 0 else "")},
                 messages.WARNING,
             )
         if counts != pending.dry_run_counts:

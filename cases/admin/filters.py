@@ -6,6 +6,7 @@ from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
 from cases.editorial.comments import mine
+from cases.editorial.duplicates import shares_a_source
 from cases.models import Case, CaseComment, CaseVersion
 
 Status = Case.Status
@@ -117,4 +118,20 @@ class OpenCommentsFilter(admin.SimpleListFilter):
             return queryset.filter(Exists(comments) & mine(request.user))
         if value == "by_me":
             return queryset.filter(Exists(comments.filter(author=request.user)))
+        return queryset
+
+
+class DuplicatesFilter(admin.SimpleListFilter):
+    """Cases citing a page another case cites (cases.editorial.duplicates): one index probe
+    a source. Near titles of one organisation are the change page's notice, not a filter."""
+
+    title = _("duplicates")
+    parameter_name = "duplicates"
+
+    def lookups(self, request, model_admin):
+        return [("source", _("Possible duplicates: same source"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "source":
+            return queryset.filter(shares_a_source())
         return queryset

@@ -68,6 +68,12 @@ class Gone(Schema):
     status: str = Field(description="withdrawn")
 
 
+class Merged(Schema):
+    id: str
+    status: str = Field(description="merged")
+    merged_into: str = Field(description="The case it was merged into, its duplicate.")
+
+
 class Problem(Schema):
     detail: str = Field(description="What went wrong, for a person to read.")
 
@@ -89,16 +95,20 @@ def list_cases(request, filters: Query[CaseFilters]):
 @router.get(
     "/cases/{case_id}",
     operation_id="get_case",
-    response={200: dict, 404: Problem, 410: Gone},
+    response={200: dict, 301: Merged, 404: Problem, 410: Gone},
     summary="One case in the exchange format",
 )
 @decorate_view(cache_public_page)
 def get_case(request, case_id: str):
-    """A public case; a withdrawn one answers 410 with its id."""
+    """A public case; a withdrawn one answers 410 with its id; one merged into another as its
+    duplicate answers 301 to that case, with both ids."""
     if not CASE_ID_RE.fullmatch(case_id):  # what the public site's address takes
         raise Http404(f"No published case {case_id}")
     status, data = case_in_exchange_format(case_id)
-    return json(data, status)
+    response = json(data, status)
+    if status == 301:
+        response["Location"] = request.path.removesuffix(case_id) + data["merged_into"]
+    return response
 
 
 class TermOut(Schema):

@@ -12,7 +12,7 @@ from ninja import Field, Router, Schema
 from cases import open_data
 from cases.api.catalogue import Problem, json
 from cases.exchange.schema import case_schema
-from cases.models import PublishedRecord
+from cases.models import CaseMerge, PublishedRecord
 
 router = Router(tags=["open data"])
 
@@ -102,8 +102,13 @@ def bulk_file(request):
 class Change(Schema):
     id: str
     modified: datetime = Field(description="When what the public sees of the case changed.")
-    state: str = Field(description="published, or withdrawn: a mirror drops the case.")
+    state: str = Field(
+        description="published; withdrawn, or merged (into `merged_into`): a mirror drops the case."
+    )
     published: datetime | None = Field(description="When the case was first published.")
+    merged_into: str | None = Field(
+        None, description="The case a merged one was merged into, as its duplicate."
+    )
 
 
 class ChangeFeed(Schema):
@@ -177,6 +182,11 @@ def changes(request, since: str | None = None, after: str | None = None):
     )
     more = len(page) > CHANGES_PER_PAGE
     page = page[:CHANGES_PER_PAGE]
+    survivors = dict(
+        CaseMerge.objects.filter(
+            absorbed_public_id__in=[row[0] for row in page if row[2] == "merged"]
+        ).values_list("absorbed_public_id", "survivor__public_id")
+    )
     next_url = None
     if more:
         data = request.GET.copy()
@@ -192,6 +202,7 @@ def changes(request, since: str | None = None, after: str | None = None):
                     "modified": utc(modified),
                     "state": state,
                     "published": utc(published),
+                    **({"merged_into": survivors.get(public_id)} if state == "merged" else {}),
                 }
                 for public_id, modified, state, published in page
             ],

@@ -1,10 +1,7 @@
 """Whether a suggested address is already in the library: the cases and suggestions that
 cite the same page, or one very like it, for the triager to see.
 
-Two addresses are compared by their key (`address_key`): the host in lowercase without
-`www.` and without a default port, the path without trailing slashes, and the query
-without tracking parameters (`utm_*`, `fbclid`, `gclid`), its parameters sorted; the
-scheme and the fragment are left out (http and https, or two anchors, are one page).
+Two addresses are compared by their key (cases.addresses.address_key).
 
 - An exact match has the same key.
 - A near match has the same host and either the same path but for letter case and the
@@ -13,68 +10,20 @@ scheme and the fragment are left out (http and https, or two anchors, are one pa
   (`/2024/05/big-outage` and `/engineering/big-outage.html`): the same page moved.
 """
 
-import re
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from django.utils.translation import gettext_lazy as _
 
+from cases.addresses import address_key, parse_address
 from cases.models import Case, Source, Suggestion
-from cases.rules import MAX_URL_LENGTH
 
-TRACKING_PARAMETERS = re.compile(r"^(utm_.*|fbclid|gclid)$", re.IGNORECASE)
-DEFAULT_PORTS = {"http": 80, "https": 443}
-PAGE_ENDING = re.compile(r"\.(html?|php|aspx?)$")
+__all__ = ["EXACT", "NEAR", "address_key", "find_matches", "likeness"]
+
 # A shorter last segment ("2024", "index", "p1") says too little to call two pages alike.
 NEAR_SEGMENT_LENGTH = 6
 
 EXACT, NEAR = "exact", "near"
 KIND_LABELS = {EXACT: _("same address"), NEAR: _("similar address")}
-
-
-@dataclass(frozen=True)
-class Address:
-    host: str
-    path: str
-    query: str
-
-    @property
-    def key(self):
-        return f"{self.host}{self.path}" + (f"?{self.query}" if self.query else "")
-
-    @property
-    def last_segment(self):
-        segment = self.path.rsplit("/", 1)[-1].lower()
-        return PAGE_ENDING.sub("", segment)
-
-
-def parse_address(url):
-    """The parts of an address that say which page it is; None for no http(s) address."""
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:  # a port that is no number, a broken IPv6 host
-        return None
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower().rstrip(".")
-    if scheme not in DEFAULT_PORTS or not host:
-        return None
-    host = host.removeprefix("www.")
-    if port is not None and port != DEFAULT_PORTS[scheme]:
-        host = f"{host}:{port}"
-    query = sorted(
-        (name, value)
-        for name, value in parse_qsl(parts.query, keep_blank_values=True)
-        if not TRACKING_PARAMETERS.match(name)
-    )
-    return Address(host=host, path=parts.path.rstrip("/"), query=urlencode(query))
-
-
-def address_key(url):
-    """The address's key (see the module); the address itself, stripped, if it is none.
-    Cut to the longest address stored: re-encoding a query can lengthen it."""
-    address = parse_address(url)
-    return (address.key if address else url.strip())[:MAX_URL_LENGTH]
 
 
 def likeness(suggested, other):

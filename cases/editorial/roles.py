@@ -40,6 +40,7 @@ REVIEWER_PERMISSIONS = EDITOR_PERMISSIONS + [
     "cases.review_case",
     "cases.merge_term",
     "cases.merge_organisation",
+    "cases.merge_case",  # a duplicate case into another (cases.editorial.combining)
 ]
 GROUPS = {"Editors": EDITOR_PERMISSIONS, "Reviewers": REVIEWER_PERMISSIONS}
 ROLES = {"editor": "Editors", "reviewer": "Reviewers"}

@@ -29,6 +29,7 @@ from cases.models import Case, CaseVersion
 from . import history, notifications
 from .audit import log, log_many
 from .claims import claim_end_with_review
+from .combining import is_absorbed
 from .revisions import case_start_revision, publish_revision
 from .rights import WorkflowError, can_edit, display_name
 from .translation_state import stale_fields
@@ -115,6 +116,8 @@ TRANSITIONS = {
 
 def refusal(user, transition, case):
     """Why the user may not make this transition now, or None if they may."""
+    if is_absorbed(case):  # its id leads to the case it was merged into, for good
+        return _("This case was merged into another; it cannot be reopened.")
     if case.status not in transition.sources:
         return _("A case that is %(status)s cannot be sent to “%(action)s”.") % {
             "status": case.get_status_display().lower(),

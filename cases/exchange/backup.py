@@ -7,10 +7,12 @@ A backup is a directory of three files:
                    name and aliases, as load_taxonomy reads them
     state.jsonl    what the public site reads of each case's editorial state, one line a case:
                    {"id": "IL-0001", "status": "published", "published_at": "2024-05-01T09:00:00Z"}
+                   and, for a case merged into another as its duplicate, "merged_into": "IL-0002"
 
 The status decides whether a case is listed, answers 404 (not yet published) or 410
-(withdrawn); `published_at` dates and orders the Atom feed and the sitemap. The exchange
-format must not grow editorial fields, so they travel beside it in state.jsonl.
+(withdrawn), or 301 to the case it was merged into; `published_at` dates and orders the
+Atom feed and the sitemap. The exchange format must not grow editorial fields, so they
+travel beside it in state.jsonl.
 
 Left out: pending revisions (working copies), version history, transitions, term redirects
 and user accounts; a database dump keeps those.
@@ -26,7 +28,7 @@ from django.utils.dateparse import parse_datetime
 
 from cases.caching import public_content_changed
 from cases.editorial.transitions import record_restore
-from cases.models import Case
+from cases.models import Case, CaseMerge
 from cases.rules import is_case_id
 
 from .exporting import CHUNK_SIZE, write_cases
@@ -40,7 +42,7 @@ CASES_FILE = "cases.jsonl"
 TAXONOMY_FILE = "taxonomy.json"
 STATE_FILE = "state.jsonl"
 BACKUP_FILES = (CASES_FILE, TAXONOMY_FILE, STATE_FILE)
-STATE_KEYS = {"id", "status", "published_at"}
+STATE_KEYS = {"id", "status", "published_at", "merged_into"}
 
 
 class BackupError(Exception):
@@ -66,16 +68,18 @@ def write_backup(directory):
         )
         states = (
             live.order_by("public_id")
-            .values_list("public_id", "status", "published_at")
+            .values_list("public_id", "status", "published_at", "merged_into__survivor__public_id")
             .iterator(chunk_size=CHUNK_SIZE)
         )
         with (directory / STATE_FILE).open("w", encoding="utf-8") as stream:
-            for public_id, status, published_at in states:
+            for public_id, status, published_at, merged_into in states:
                 line = {
                     "id": public_id,
                     "status": status,
                     "published_at": format_datetime(published_at),
                 }
+                if merged_into:
+                    line["merged_into"] = merged_into
                 stream.write(json.dumps(line) + "\n")
     return count
 
@@ -158,7 +162,8 @@ def case_ids(source):
 
 
 def parse_state(text):
-    """(id, status, published_at) from one line of state.jsonl, or raise ValueError."""
+    """(id, status, published_at, merged_into or None) from one line of state.jsonl, or raise
+    ValueError."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
@@ -185,7 +190,13 @@ def parse_state(text):
             )
     if status == Case.Status.PUBLISHED and published_at is None:
         raise ValueError("published_at: a published case needs its publication date")
-    return public_id, status, published_at
+    merged_into = value.get("merged_into")
+    if merged_into is not None:
+        if not is_case_id(merged_into) or merged_into == public_id:
+            raise ValueError(f"merged_into: {merged_into!r} is not another case's id")
+        if status != Case.Status.WITHDRAWN:
+            raise ValueError("merged_into: only a withdrawn case was merged into another")
+    return public_id, status, published_at, merged_into
 
 
 def state_lines(path):
@@ -212,13 +223,15 @@ def check_states(path, ids):
         for number, text in state_lines(path):
             where = f"{path}: line {number}"
             try:
-                public_id, _status, _published_at = parse_state(text)
+                public_id, _status, _published_at, merged_into = parse_state(text)
             except ValueError as error:
                 problems.append(f"{where}: {error}")
                 seen.setdefault(id_of(text), number)  # its case is not missing a line too
                 continue
             if public_id not in ids:
                 problems.append(f"{where}: {public_id} is not in {CASES_FILE}")
+            elif merged_into is not None and merged_into not in ids:
+                problems.append(f"{where}: merged_into: {merged_into} is not in {CASES_FILE}")
             elif public_id in seen:
                 problems.append(
                     f"{where}: {public_id} appears twice (first on line {seen[public_id]})"
@@ -238,7 +251,7 @@ def apply_states(path, before):
     changes = []
     states = (parse_state(text) for _number, text in state_lines(path))
     for batch in itertools.batched(states, CHUNK_SIZE):
-        by_id = {public_id: (status, published_at) for public_id, status, published_at in batch}
+        by_id = {public_id: (status, published_at) for public_id, status, published_at, _ in batch}
         cases = list(
             Case.objects.live()
             .filter(public_id__in=by_id)
@@ -251,4 +264,26 @@ def apply_states(path, before):
                     (case.pk, case.public_id, before.get(case.public_id, ""), case.status)
                 )
         Case.objects.bulk_update(cases, ["status", "published_at"])
+        restore_merges(cases, {public_id: merged for public_id, *_, merged in batch})
     return changes
+
+
+def restore_merges(cases, merged_into):
+    """The backup's word on which of these restored cases were merged into which: their
+    merge records replaced by its."""
+    CaseMerge.objects.filter(absorbed__in=cases).delete()
+    survivors = dict(
+        Case.objects.live()
+        .filter(public_id__in={target for target in merged_into.values() if target})
+        .values_list("public_id", "pk")
+    )
+    CaseMerge.objects.bulk_create(
+        CaseMerge(
+            absorbed=case,
+            absorbed_public_id=case.public_id,
+            survivor_id=survivors[merged_into[case.public_id]],
+            note="restored from a backup",
+        )
+        for case in cases
+        if merged_into.get(case.public_id)
+    )

@@ -18,6 +18,7 @@ from cases.caching import public_content_changed
 from cases.catalogue.changes import MOST_CASES, states_before
 from cases.catalogue.facet_index import build as build_index
 from cases.catalogue.sharing import share_when_committed
+from cases.editorial.duplicates import resemblances
 from cases.editorial.transitions import imported_state, record_import
 from cases.exchange.priority import below_readers
 from cases.models import Case
@@ -143,6 +144,9 @@ class ImportResult:
     # Organisations the cases spelled otherwise than the one they were matched to:
     # "Gitlab → GitLab (gitlab)" (exchange.organisations).
     matched_organisations: list[str] = dataclasses.field(default_factory=list)
+    # Written cases that look like another (cases.editorial.duplicates): warnings, for an
+    # editor to merge or leave.
+    duplicates: list = dataclasses.field(default_factory=list)
 
     def counts(self):
         return {
@@ -308,6 +312,9 @@ class CaseImporter:
                 self.write_all(total, result)
                 write_links(self.links)
                 result.terms = self.term_matcher.report()
+                result.duplicates = resemblances(
+                    [pk for pk, _id in self.created] + [pk for pk, _id, _status in self.updated]
+                )
                 if before is not None:
                     before["pks"].update(pk for pk, _id in self.created)
                 if self.recorded:

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime, parse_duration
 from psycopg.copy import QueuedLibpqWriter
 
+from cases.addresses import address_key
 from cases.editorial.translation_state import update_translation_state
 from cases.models import (
     LIST_VOCABULARIES,
@@ -290,12 +291,13 @@ def replace_children(pairs, terms, *, new=frozenset()):
                 for position, t in enumerate(data[list_field])
             ]
         sources += [
-            (pk, position, item["url"], item["kind"] or "", item["archived"] or "")
+            (pk, position, item["url"], address_key(item["url"]), item["kind"] or "")
+            + (item["archived"] or "",)
             for position, item in enumerate(data["sources"])
         ]
     insert_rows(CaseTerm, ["case_id", "term_id", "position"], case_terms)
     insert_rows(CaseStep, ["case_id", "kind", "position", "text", "text_en", "text_ko"], steps)
-    insert_rows(Source, ["case_id", "position", "url", "kind", "archived"], sources)
+    insert_rows(Source, ["case_id", "position", "url", "url_key", "kind", "archived"], sources)
 
 
 def link_of(pk, data):

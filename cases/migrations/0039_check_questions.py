@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cases', '0037_organisation_pages'),
+        ('cases', '0038_case_duplicates'),
     ]
 
     operations = [

@@ -13,7 +13,13 @@ from .catalogue import (
     Vocabulary,
 )
 from .contributions import Suggestion
-from .editorial import CaseTransition, CaseVersion, OrganisationRedirect, TermRedirect
+from .editorial import (
+    CaseMerge,
+    CaseTransition,
+    CaseVersion,
+    OrganisationRedirect,
+    TermRedirect,
+)
 from .open_data import BulkBuild, PublishedRecord
 from .preferences import EditorPreference
 from .public import ContentVersion, PublicChange
@@ -31,6 +37,7 @@ __all__ = [
     "BulkBuild",
     "Case",
     "CaseComment",
+    "CaseMerge",
     "CasePresence",
     "CaseQuerySet",
     "CaseRelation",

@@ -12,6 +12,7 @@ from django.db.models import F, Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from cases.addresses import address_key
 from cases.catalogue import vocabularies
 from cases.rules import (
     CASE_ID_RE,
@@ -20,6 +21,7 @@ from cases.rules import (
     MAX_LICENCE_LENGTH,
     MAX_QUESTION_LENGTH,
     MAX_SOURCE_KIND_LENGTH,
+    MAX_URL_LENGTH,
     SLUG_RE,
     SLUG_SQL_PATTERN,
 )
@@ -457,6 +459,7 @@ class Case(models.Model):
         permissions = [
             ("submit_case", _("Can submit a case for review")),
             ("review_case", _("Can approve and publish, request changes and withdraw cases")),
+            ("merge_case", _("Can merge a duplicate case into another")),
         ]
 
     def __str__(self):
@@ -572,6 +575,9 @@ class Source(models.Model):
     archived = models.CharField(
         _("archived copy"), max_length=1000, blank=True, validators=[HttpUrlValidator()]
     )
+    # Which page `url` names (cases.addresses.address_key): two cases citing one page, however
+    # spelled, are found by this index (cases.editorial.duplicates). Set on every write.
+    url_key = models.CharField(max_length=MAX_URL_LENGTH, blank=True, editable=False, db_index=True)
 
     class Meta:
         ordering = ["position"]
@@ -585,6 +591,12 @@ class Source(models.Model):
 
     def __str__(self):
         return self.url
+
+    def save(self, *args, **kwargs):
+        self.url_key = address_key(self.url)
+        if kwargs.get("update_fields") is not None and "url" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "url_key"}
+        super().save(*args, **kwargs)
 
 
 class CaseRelation(models.Model):

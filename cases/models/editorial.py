@@ -110,3 +110,34 @@ class OrganisationRedirect(models.Model):
 
     def __str__(self):
         return f"{self.old_slug} → {self.organisation.slug}"
+
+
+class CaseMerge(models.Model):
+    """A duplicate case absorbed into another (cases.editorial.combining). The absorbed case
+    stays, withdrawn, with its history; its id answers 301 with the survivor's page."""
+
+    absorbed = models.OneToOneField(
+        Case, on_delete=models.CASCADE, related_name="merged_into", verbose_name=_("absorbed")
+    )
+    # Kept apart from the case: the id the old links name, what the change feed says merged.
+    absorbed_public_id = models.CharField(max_length=20, unique=True)
+    survivor = models.ForeignKey(
+        Case, on_delete=models.CASCADE, related_name="absorbed_merges", verbose_name=_("survivor")
+    )
+    merged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    merged_at = models.DateTimeField(_("merged at"), auto_now_add=True)
+    note = models.TextField(_("note"), blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(absorbed=models.F("survivor")), name="merge_not_into_itself"
+            ),
+        ]
+        verbose_name = _("merged duplicate")
+        verbose_name_plural = _("merged duplicates")
+
+    def __str__(self):
+        return f"{self.absorbed_public_id} → {self.survivor_id}"

@@ -12,6 +12,9 @@ class PublishedRecord(models.Model):
     class State(models.TextChoices):
         PUBLISHED = "published"
         WITHDRAWN = "withdrawn"
+        # Absorbed into another case as its duplicate: a mirror drops it, and may follow
+        # the case's own API address (301) to the survivor.
+        MERGED = "merged"
 
     public_id = models.CharField(max_length=20, unique=True)
     # The case row it was last read from; not a foreign key: a deleted case leaves its record.

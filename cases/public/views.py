@@ -20,7 +20,7 @@ from cases.catalogue.listing import build_listing, with_card_data
 from cases.catalogue.paging import facet_filters, faceted
 from cases.catalogue.query import CatalogueQuery
 from cases.exchange.serialize import case_to_exchange
-from cases.models import Case, CaseQuerySet, CaseRelation, CaseTerm
+from cases.models import Case, CaseMerge, CaseQuerySet, CaseRelation, CaseTerm
 from cases.public.graph import TABS, build_graph, graph_tab
 from cases.public.languages import NOT_WRITTEN_NOTICES, canonical_language, written_languages
 from cases.public.provenance import provenance
@@ -134,6 +134,12 @@ def list_in_exchange_format(request):
     }
 
 
+def merged_into(case):
+    """The case a withdrawn case was merged into (cases.editorial.combining), if it was."""
+    merge = CaseMerge.objects.filter(absorbed=case.pk).select_related("survivor").first()
+    return merge.survivor if merge else None
+
+
 def public_case(public_id, queryset):
     """A public case, or a withdrawn one (its page answers 410); 404 for any other id."""
     case = queryset.public_or_withdrawn().filter(public_id=public_id).first()
@@ -185,6 +191,8 @@ def case_detail(request, public_id):
     case = public_case(public_id, detail_queryset().live())
     page_shows(cases=[case.pk])
     if case.status == Case.Status.WITHDRAWN:
+        if survivor := merged_into(case):  # one incident, told once, at the survivor's page
+            return HttpResponsePermanentRedirect(case_url(survivor))
         return render(request, "cases/case_gone.html", {"case": case}, status=410)
     return render_case(request, case)
 
@@ -221,11 +229,13 @@ def render_case(request, case, *, preview=False):
         "not_written_notice": NOT_WRITTEN_NOTICES.get((language, written_in)),
         "shown_in": written_in if written_in != language else None,
     }
-    similar = similar_cases(root)
+    # A case the page links already is no news among its similar ones.
+    linked = [*context["related"], *recurrences, recurrence_of]
+    similar = similar_cases(root, linked={other.pk for other in linked if other is not None})
     context["similar"] = similar.cases
     context["bibtex"] = bibtex(case, context["permalink"])
     context["provenance"] = provenance(case)
-    linked = [*context["related"], *recurrences, recurrence_of, *context["similar"]]
+    linked += context["similar"]
     page_shows(
         cases=[root.pk, *(other.pk for other in linked if other is not None)],
         similar=similar.shown,
@@ -262,8 +272,9 @@ class Similar:
     shown: SimilarShown | None
 
 
-def similar_cases(case, limit=SIMILAR_CASES):
-    """Published cases that share the most terms with this one.
+def similar_cases(case, limit=SIMILAR_CASES, linked=frozenset()):
+    """Published cases that share the most terms with this one, but those in `linked` (the
+    primary keys of the cases its page links as related or recurrences).
 
     Each term contributes its most recent SIMILAR_CANDIDATES cases, so the work is bounded
     however many cases a common term has: a case's count is the number of its terms in
@@ -283,13 +294,14 @@ def similar_cases(case, limit=SIMILAR_CASES):
         "GROUP BY case_id ORDER BY shared DESC, case_id DESC LIMIT %s"
     )
     params = [value for term_id in term_ids for value in (term_id, case.pk, SIMILAR_CANDIDATES)]
-    params.append(limit * 4)  # a few more than needed, since some may be unpublished
+    # A few more than needed, since some may be unpublished, and the linked ones go.
+    params.append(limit * 4 + len(linked))
     with connections[case._state.db or DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(query, params)
         shared = dict(cursor.fetchall())
     cases = (
         Case.objects.public()
-        .filter(pk__in=shared)
+        .filter(pk__in=shared.keys() - set(linked))
         .select_related("org")
         .only(*LINKED_CASE_FIELDS, "org__name")
     )
@@ -303,15 +315,22 @@ def similar_cases(case, limit=SIMILAR_CASES):
 @cache_public_page
 def case_detail_json(request, public_id):
     status, data = case_in_exchange_format(public_id)
-    return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
+    response = JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
+    if status == 301:
+        response["Location"] = reverse("cases:detail-json", args=[data["merged_into"]])
+    return response
 
 
 def case_in_exchange_format(public_id):
-    """(status, data): a public case in the exchange format (200), or a withdrawn one's id
-    (410); Http404 for any other id. `<id>.json` and the API's case."""
+    """(status, data): a public case in the exchange format (200), a merged one's id and
+    the id it was merged into (301: the caller says where), or a withdrawn one's id (410);
+    Http404 for any other id. `<id>.json` and the API's case."""
     case = public_case(public_id, Case.objects.live().for_exchange())
     page_shows(cases=[case.pk])
     if case.status == Case.Status.WITHDRAWN:
+        if survivor := merged_into(case):
+            merged = {"status": "merged", "merged_into": survivor.public_id}
+            return 301, {"id": case.public_id, **merged}
         return 410, {"id": case.public_id, "status": "withdrawn"}
     return 200, case_to_exchange(case, public=True)
 

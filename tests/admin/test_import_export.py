@@ -344,8 +344,10 @@ def test_confirming_imports_the_file_for_the_reviewer_and_links_to_the_cases(
         ("IL-9001", "incidentlib.case.import_updated", reviewer),
     }
     assert all("rita in the admin from cases.jsonl" in t.note for t in recorded)
-    (said,) = message_texts(response)
+    # Three copies of one case, one source: a warning says they may be duplicates.
+    said, duplicates = message_texts(response)
     assert "2 created, 1 updated, 0 unchanged, 0 skipped" in said
+    assert "Possible duplicates" in duplicates and "IL-9003 looks like IL-9002" in duplicates
     link = re.search(r'href="([^"]+)"', said).group(1)
     assert "public_id__in=IL-9002%2CIL-9003%2CIL-9001" in link
     listing = client.get(link.replace("&amp;", "&"))

@@ -10,6 +10,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from cases.editorial import transitions as workflow
+from cases.editorial.combining import case_combine
 from cases.models import Case, CaseRelation, Organisation, Term, Vocabulary
 from tests.factories import (
     CaseFactory,
@@ -222,6 +223,20 @@ def test_a_restore_over_the_library_puts_back_the_backed_up_state(client, librar
     assert_same_site(public_pages(client), original)
 
 
+def test_a_case_merged_into_another_still_leads_there_after_a_restore(client, library, tmp_path):
+    reviewer = UserFactory(username="rita", role="reviewer")
+    duplicate = CaseFactory(public_id="IL-0007", published_at=days_ago(2))
+    case_combine(absorbed=duplicate, survivor=Case.objects.get(public_id="IL-0002"), user=reviewer)
+    original = public_pages(client)
+    assert original["ko IL-0007/"][0] == 301
+    back_up(tmp_path / "backup")
+    assert states(tmp_path / "backup")[-1]["merged_into"] == "IL-0002"
+    empty_the_library()
+    restore(tmp_path / "backup")
+    assert_same_site(public_pages(client), original)
+    assert client.get("/ko/cases/IL-0007/")["Location"] == "/ko/cases/IL-0002/"
+
+
 def state(public_id, status, published_at=None, **more):
     return json.dumps({"id": public_id, "status": status, "published_at": published_at, **more})
 
@@ -248,6 +263,21 @@ BAD_STATES = {
     ),
     "unknown field": (2, state("IL-0002", "draft", x=1), "x: unknown field"),
     "not json": (7, "{oops", "invalid JSON"),
+    "merged into an unknown case": (
+        6,
+        state("IL-0006", "withdrawn", "2024-01-01T00:00:00Z", merged_into="IL-9999"),
+        "merged_into: IL-9999 is not in cases.jsonl",
+    ),
+    "merged yet published": (
+        2,
+        state("IL-0002", "published", "2024-01-01T00:00:00Z", merged_into="IL-0001"),
+        "merged_into: only a withdrawn case was merged into another",
+    ),
+    "merged into itself": (
+        6,
+        state("IL-0006", "withdrawn", None, merged_into="IL-0006"),
+        "merged_into: 'IL-0006' is not another case's id",
+    ),
 }
 
 

@@ -8,8 +8,8 @@ from django.core.management import call_command
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cases.rules import name_key
 from cases.models import Case, Term, Vocabulary
+from cases.rules import name_key
 from tests.conftest import REPO
 from tests.exchange.test_importer import another_case, run_import
 from tests.factories import TermFactory

@@ -70,13 +70,20 @@ class Command(BaseCommand):
                 if source.temporary:
                     source.path.unlink(missing_ok=True)
 
-        # The terms first: the last line says what the run did (scripts read it).
+        # Terms, organisations and duplicates first: the last line says what the run did
+        # (scripts read it).
         self.report_terms(result, dry_run)
+        for matched in result.matched_organisations:
+            self.stdout.write(f"Organisation matched: {matched}")
+        if result.duplicates:
+            self.stdout.write(
+                "Possible duplicates (imported all the same; merge them in the admin):"
+            )
+            for resemblance in result.duplicates:
+                self.stdout.write(f"  {resemblance}")
         counts = result.counts()
         prefix = "Dry run, nothing written: would have " if dry_run else ""
         self.stdout.write(prefix + ", ".join(f"{what} {number}" for what, number in counts.items()))
-        for matched in result.matched_organisations:
-            self.stdout.write(f"Organisation matched: {matched}")
         if result.skipped:
             self.stdout.write(
                 "Skipped because an editor changed them since their last import "
