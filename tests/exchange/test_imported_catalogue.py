@@ -8,6 +8,7 @@ import re
 import pytest
 from django.core.management import call_command
 
+from cases.editorial.combining import case_combine
 from cases.editorial.names import term_accept
 from cases.models import Case, Organisation, Term
 from tests.exchange.test_bundled import CASES_DIR, TAXONOMY
@@ -126,7 +127,7 @@ def test_the_organisations_have_pages_with_the_imported_cases(client, imported):
     page = client.get("/en/organisations/cloudflare/").content.decode()
     assert "IL-9005" in page and "IL-9006" in page
     meta = client.get("/en/organisations/meta/").content.decode()
-    assert "IL-9001" in meta and "IL-1010" in meta and "Facebook" in meta
+    assert "IL-9001" in meta and "IL-1010" in meta and "Facebook" in meta  # an alias
 
 
 def test_check_your_own_system_asks_only_of_reviewed_factors(client, imported):
@@ -139,3 +140,22 @@ def test_the_catalogue_round_trips_unchanged(imported, tmp_path):
     again = run("import_cases", str(CATALOGUE))
     assert re.search(r"\b0 created\b", again) or "unchanged" in again
     assert Case.objects.filter(public_id__startswith="IL-90").count() == 8
+
+
+def test_the_incident_the_library_has_is_flagged_and_merges_into_it(client, imported, reviewer):
+    # Facebook is Meta's former name, so the same organisation, the same day, a near title.
+    assert "IL-9001 looks like IL-1010" in imported
+    from cases.editorial.combining import case_combine
+
+    catalogue_case, ours = (
+        Case.objects.get(public_id="IL-9001"),
+        Case.objects.get(public_id="IL-1010"),
+    )
+    case_combine(absorbed=catalogue_case, survivor=ours, user=reviewer)
+    for language in ("en", "ko"):
+        response = client.get(f"/{language}/cases/IL-9001/")
+        assert response.status_code == 301
+        assert response["Location"].endswith(f"/{language}/cases/IL-1010/")
+    page = client.get("/en/cases/IL-1010/").content.decode()
+    assert "engineering.fb.com/2021/10/04/networking-traffic/outage/" in page  # its source joined
+    assert "IL-9001" not in client.get("/en/organisations/meta/").content.decode()
