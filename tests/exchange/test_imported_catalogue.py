@@ -145,13 +145,11 @@ def test_the_catalogue_round_trips_unchanged(imported, tmp_path):
 def test_the_incident_the_library_has_is_flagged_and_merges_into_it(client, imported, reviewer):
     # Facebook is Meta's former name, so the same organisation, the same day, a near title.
     assert "IL-9001 looks like IL-1010" in imported
-    from cases.editorial.combining import case_combine
-
-    catalogue_case, ours = (
-        Case.objects.get(public_id="IL-9001"),
-        Case.objects.get(public_id="IL-1010"),
+    case_combine(
+        absorbed=Case.objects.get(public_id="IL-9001"),
+        survivor=Case.objects.get(public_id="IL-1010"),
+        user=reviewer,
     )
-    case_combine(absorbed=catalogue_case, survivor=ours, user=reviewer)
     for language in ("en", "ko"):
         response = client.get(f"/{language}/cases/IL-9001/")
         assert response.status_code == 301
