@@ -4,7 +4,7 @@ import hashlib
 import json
 
 from cases.models import LIST_VOCABULARIES, CaseStep
-from cases.models.catalogue import shown_terms
+from cases.models.taxonomy import shown_terms
 from cases.rules import IMPACT_FIELDS, LANGUAGES, TRANSLATED_FIELDS
 
 from .spelling import format_datetime, format_duration

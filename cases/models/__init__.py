@@ -1,16 +1,12 @@
 from .catalogue import (
     CASE_ID_RE,
-    LIST_VOCABULARIES,
     SLUG_RE,
     Case,
     CaseQuerySet,
     CaseRelation,
     CaseStep,
     CaseTerm,
-    Organisation,
     Source,
-    Term,
-    Vocabulary,
 )
 from .contributions import Suggestion
 from .editorial import (
@@ -27,6 +23,7 @@ from .reports import ProblemReport
 from .review import CaseComment, CasePresence, CommentReply, ReviewClaim
 from .scheduling import ScheduledTransition
 from .search import SearchEntry
+from .taxonomy import LIST_VOCABULARIES, Organisation, Term, Vocabulary
 from .uploads import PendingImport
 from .words import SearchWord
 
