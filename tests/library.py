@@ -14,7 +14,16 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 
-from cases.models import Case, CaseStep, CaseTerm, Organisation, Source, Term, TermRedirect
+from cases.models import (
+    Case,
+    CaseStep,
+    CaseTerm,
+    Organisation,
+    OrganisationRedirect,
+    Source,
+    Term,
+    TermRedirect,
+)
 from tests.conftest import REPO
 
 PATIENCE = 300  # seconds before a stuck subprocess fails the test (never reached normally)
@@ -79,7 +88,7 @@ def public_site(client):
 
 
 def empty_the_library():
-    for model in (CaseTerm, CaseStep, Source, TermRedirect):
+    for model in (CaseTerm, CaseStep, Source, TermRedirect, OrganisationRedirect):
         model.objects.all().delete()
     Case.objects.update(recurrence_of=None)
     Case.objects.all().delete()

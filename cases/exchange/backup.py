@@ -132,7 +132,13 @@ def restore(directory):
 
     with transaction.atomic():
         # The backup is the truth: editors' labels and changes in this database give way.
-        load_taxonomy(taxonomy.terms, organisations=taxonomy.organisations, force=True)
+        load_taxonomy(
+            taxonomy.terms,
+            organisations=taxonomy.organisations,
+            force=True,
+            term_redirects=taxonomy.term_redirects,
+            organisation_redirects=taxonomy.organisation_redirects,
+        )
         # Created as drafts so that no case is ever public "now"; the states follow.
         before = dict(Case.objects.live().values_list("public_id", "status"))
         importer = CaseImporter([cases], status=Case.Status.DRAFT, force=True, recorded=False)

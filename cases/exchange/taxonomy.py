@@ -19,14 +19,14 @@ from django.db import transaction
 from django.db.models import Q
 
 from cases.caching import public_content_changed
-from cases.models import Case, Organisation, Term, Vocabulary
+from cases.models import Case, Organisation, OrganisationRedirect, Term, TermRedirect, Vocabulary
 from cases.rules import LANGUAGES, MAX_NAME_LENGTH, MAX_QUESTION_LENGTH, is_slug, url_problem
 from cases.search.text import refresh_search_text
 
-TERM_KEYS = {"slug", "label", "description", "aliases", "reviewed", "question"}
+TERM_KEYS = {"slug", "label", "description", "aliases", "reviewed", "question", "former_slugs"}
 # The one key of the file that is not a vocabulary.
 ORGANISATIONS = "organisations"
-ORGANISATION_KEYS = {"slug", "name", "name_ko", "aliases", "links"}
+ORGANISATION_KEYS = {"slug", "name", "name_ko", "aliases", "links", "former_slugs"}
 
 
 class TaxonomyError(Exception):
@@ -37,10 +37,14 @@ class TaxonomyError(Exception):
 
 @dataclass
 class Taxonomy:
-    """A taxonomy file read: field dicts for Term, and for Organisation."""
+    """A taxonomy file read: field dicts for Term, and for Organisation; and the slugs of
+    those merged into them, which still lead to them: (vocabulary, old slug, slug) of
+    terms, (old slug, slug) of organisations."""
 
     terms: list = field(default_factory=list)
     organisations: list = field(default_factory=list)
+    term_redirects: list = field(default_factory=list)
+    organisation_redirects: list = field(default_factory=list)
 
 
 def parse_taxonomy(text, label="taxonomy"):
@@ -57,7 +61,9 @@ def parse_taxonomy(text, label="taxonomy"):
     problems, taxonomy = [], Taxonomy()
     for key, items in document.items():
         if key == ORGANISATIONS:
-            taxonomy.organisations = parse_organisations(items, f"{label}: {key}", problems)
+            taxonomy.organisations = parse_organisations(
+                items, f"{label}: {key}", problems, taxonomy.organisation_redirects
+            )
             continue
         if key not in Vocabulary.values:
             problems.append(f"{label}: {key}: unknown vocabulary")
@@ -66,12 +72,44 @@ def parse_taxonomy(text, label="taxonomy"):
             problems.append(f"{label}: {key}: must be a list of terms")
             continue
         for index, item in enumerate(items):
-            fields = parse_term(item, key, f"{label}: {key}[{index}]", problems)
+            where = f"{label}: {key}[{index}]"
+            fields = parse_term(item, key, where, problems)
             if fields is not None:
                 taxonomy.terms.append(fields)
+                taxonomy.term_redirects += [
+                    (key, old, fields["slug"]) for old in former_slugs(item, where, problems)
+                ]
+    check_former_slugs(taxonomy, label, problems)
     if problems:
         raise TaxonomyError(problems)
     return taxonomy
+
+
+def former_slugs(item, path, problems):
+    """The slugs of those merged into this term or organisation (`former_slugs`)."""
+    value = item.get("former_slugs", [])
+    if not isinstance(value, list) or not all(is_slug(slug) for slug in value):
+        problems.append(f"{path}.former_slugs: must be a list of slugs")
+        return []
+    return value
+
+
+def check_former_slugs(taxonomy, label, problems):
+    """A slug leads to one place: not to two, and not away from a term or organisation the
+    file keeps under that slug."""
+    kept = {(t["vocabulary"], t["slug"]) for t in taxonomy.terms}
+    leads = [((vocabulary, old), slug) for vocabulary, old, slug in taxonomy.term_redirects]
+    kept |= {(ORGANISATIONS, org["slug"]) for org in taxonomy.organisations}
+    leads += [((ORGANISATIONS, old), slug) for old, slug in taxonomy.organisation_redirects]
+    seen = set()
+    for (vocabulary, old), slug in leads:
+        if (vocabulary, old) in kept:
+            problems.append(
+                f"{label}: {vocabulary}: {old!r} is a former slug of {slug!r} and a slug of its own"
+            )
+        elif (vocabulary, old) in seen:
+            problems.append(f"{label}: {vocabulary}: {old!r} is a former slug twice")
+        seen.add((vocabulary, old))
 
 
 def parse_term(item, vocabulary, path, problems):
@@ -111,8 +149,9 @@ def parse_term(item, vocabulary, path, problems):
     return fields
 
 
-def parse_organisations(items, path, problems):
-    """Organisation's fields for each item of the file's "organisations" list."""
+def parse_organisations(items, path, problems, redirects):
+    """Organisation's fields for each item of the file's "organisations" list; the slugs
+    merged into each go to `redirects`."""
     if not isinstance(items, list):
         problems.append(f"{path}: must be a list of organisations")
         return []
@@ -143,6 +182,7 @@ def parse_organisations(items, path, problems):
         if "links" in item:
             fields["links"] = parse_links(item["links"], where, problems)
         organisations.append(fields)
+        redirects += [(old, slug) for old in former_slugs(item, where, problems)]
     return organisations
 
 
@@ -236,10 +276,13 @@ def fill_in(existing, key, items, model, force):
 
 
 @transaction.atomic
-def load_taxonomy(terms, *, organisations=(), force=False):
+def load_taxonomy(
+    terms, *, organisations=(), force=False, term_redirects=(), organisation_redirects=()
+):
     """Create missing terms and organisations and fill in what is unset; `force` overwrites
     editors' labels, names and aliases too. An organisation's name is set only when it is
-    created (an import names it after its case) or with `force`.
+    created (an import names it after its case) or with `force`. The former slugs
+    (Taxonomy's redirects) lead to their terms and organisations from now on.
 
     Returns counts of created, updated and unchanged terms and organisations:
     {"terms": {"created": 2, ...}, "organisations": {...}}.
@@ -267,16 +310,37 @@ def load_taxonomy(terms, *, organisations=(), force=False):
                 | Q(org__in=renamed)
             ).distinct()
         )
-    if relabelled or renamed or term_counts["created"] or org_counts["created"]:
+    redirected = keep_former_slugs(term_redirects, organisation_redirects)
+    if relabelled or renamed or term_counts["created"] or org_counts["created"] or redirected:
         public_content_changed()
     return {"terms": term_counts, "organisations": org_counts}
+
+
+def keep_former_slugs(term_redirects, organisation_redirects):
+    """Point each former slug at its term or organisation; returns how many changed."""
+    changed = 0
+    if term_redirects:
+        terms = {(t.vocabulary, t.slug): t for t in Term.objects.all()}
+        for vocabulary, old, slug in term_redirects:
+            _, made = TermRedirect.objects.update_or_create(
+                vocabulary=vocabulary, old_slug=old, defaults={"term": terms[(vocabulary, slug)]}
+            )
+            changed += made
+    if organisation_redirects:
+        orgs = {org.slug: org for org in Organisation.objects.all()}
+        for old, slug in organisation_redirects:
+            _, made = OrganisationRedirect.objects.update_or_create(
+                old_slug=old, defaults={"organisation": orgs[slug]}
+            )
+            changed += made
+    return changed
 
 
 def export_taxonomy():
     """Every term and organisation as the database has it now, in the document
     parse_taxonomy reads."""
     document = {vocabulary: [] for vocabulary in Vocabulary.values}
-    for term in Term.objects.order_by("vocabulary", "slug"):
+    for term in Term.objects.prefetch_related("redirects").order_by("vocabulary", "slug"):
         document[term.vocabulary].append(
             {
                 "slug": term.slug,
@@ -288,6 +352,7 @@ def export_taxonomy():
                 "question": {lang: getattr(term, f"question_{lang}") or "" for lang in LANGUAGES},
             }
             | ({} if term.reviewed else {"reviewed": False})
+            | former_slugs_of(term)
         )
     document[ORGANISATIONS] = [
         {
@@ -297,6 +362,13 @@ def export_taxonomy():
             "aliases": {lang: org.alias_list(lang) for lang in LANGUAGES},
             "links": org.links,
         }
-        for org in Organisation.objects.order_by("slug")
+        | former_slugs_of(org)
+        for org in Organisation.objects.prefetch_related("redirects").order_by("slug")
     ]
     return document
+
+
+def former_slugs_of(item):
+    """{"former_slugs": [...]} of a term or organisation others were merged into, else {}."""
+    slugs = sorted(redirect.old_slug for redirect in item.redirects.all())
+    return {"former_slugs": slugs} if slugs else {}

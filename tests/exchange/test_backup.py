@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from cases.editorial import transitions as workflow
 from cases.editorial.combining import case_combine
+from cases.editorial.names import organisation_merge, term_merge
 from cases.models import Case, CaseRelation, Organisation, Term, Vocabulary
 from tests.factories import (
     CaseFactory,
@@ -343,3 +344,21 @@ def test_a_restore_with_a_bad_case_restores_nothing(library, tmp_path):
     with pytest.raises(CommandError, match="Nothing was restored: 1 problem"):
         restore(backup)
     assert database_fingerprint() == before  # the taxonomy, loaded first, is undone too
+
+
+def test_merged_terms_and_organisations_old_slugs_still_lead_on_after_a_restore(
+    client, library, tmp_path
+):
+    cache_term, dns = Term.objects.get(slug="cache"), Term.objects.get(slug="dns")
+    term_merge(survivor=dns, others=[cache_term])
+    first, second = (Case.objects.live().get(public_id=id) for id in ("IL-0001", "IL-0002"))
+    organisation_merge(survivor=first.org, others=[second.org])
+    old_org = second.org.slug
+    back_up(tmp_path / "backup")
+    empty_the_library()
+    restore(tmp_path / "backup")
+    term_page = client.get("/en/cases/", {"component": "cache"})
+    assert term_page.status_code == 301 and "component=dns" in term_page["Location"]
+    org_page = client.get(f"/en/organisations/{old_org}/")
+    assert org_page.status_code == 301
+    assert org_page["Location"].endswith(f"/en/organisations/{first.org.slug}/")

@@ -7,7 +7,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from cases.exchange.taxonomy import export_taxonomy, load_taxonomy, parse_taxonomy
+from cases.exchange.taxonomy import TaxonomyError, export_taxonomy, load_taxonomy, parse_taxonomy
 from cases.models import Case, Organisation, Term, Vocabulary
 from cases.search.text import refresh_search_text
 from tests.factories import CaseFactory, OrganisationFactory, TermFactory
@@ -244,3 +244,53 @@ def test_an_organisations_korean_name_and_links_must_be_well_formed():
     said = "\n".join(refused.value.problems)
     assert "organisations[0].name_ko: must be a string of one line" in said
     assert "organisations[0].links[0]:" in said
+
+
+@pytest.mark.parametrize(
+    ("document", "problem"),
+    [
+        (
+            {"component": [{"slug": "dns", "label": {"en": "DNS"}, "former_slugs": "bind"}]},
+            "component[0].former_slugs: must be a list of slugs",
+        ),
+        (
+            {
+                "component": [
+                    {"slug": "dns", "label": {"en": "DNS"}, "former_slugs": ["cache"]},
+                    {"slug": "cache", "label": {"en": "Cache"}},
+                ]
+            },
+            "component: 'cache' is a former slug of 'dns' and a slug of its own",
+        ),
+        (
+            {
+                "organisations": [
+                    {"slug": "meta", "name": "Meta", "former_slugs": ["facebook"]},
+                    {"slug": "fb", "name": "FB", "former_slugs": ["facebook"]},
+                ]
+            },
+            "organisations: 'facebook' is a former slug twice",
+        ),
+    ],
+)
+def test_former_slugs_lead_to_one_place(document, problem):
+    with pytest.raises(TaxonomyError) as refused:
+        parse_taxonomy(json.dumps(document))
+    assert any(problem in text for text in refused.value.problems), refused.value.problems
+
+
+def test_former_slugs_load_and_export(client):
+    document = {
+        "component": [{"slug": "dns", "label": {"en": "DNS"}, "former_slugs": ["name-service"]}],
+        "organisations": [{"slug": "meta", "name": "Meta", "former_slugs": ["facebook"]}],
+    }
+    taxonomy = parse_taxonomy(json.dumps(document))
+    load_taxonomy(
+        taxonomy.terms,
+        organisations=taxonomy.organisations,
+        term_redirects=taxonomy.term_redirects,
+        organisation_redirects=taxonomy.organisation_redirects,
+    )
+    exported = export_taxonomy()
+    assert exported["component"][0]["former_slugs"] == ["name-service"]
+    assert exported["organisations"][0]["former_slugs"] == ["facebook"]

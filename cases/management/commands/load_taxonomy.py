@@ -18,6 +18,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, paths, force, **options):
         terms, organisations, problems = [], [], []
+        term_redirects, organisation_redirects = [], []
         for name in paths:
             try:
                 taxonomy = parse_taxonomy(Path(name).read_text(encoding="utf-8-sig"), label=name)
@@ -28,11 +29,19 @@ class Command(BaseCommand):
             else:
                 terms += taxonomy.terms
                 organisations += taxonomy.organisations
+                term_redirects += taxonomy.term_redirects
+                organisation_redirects += taxonomy.organisation_redirects
         if problems:
             for problem in problems:
                 self.stderr.write(problem)
             raise CommandError("Nothing was loaded.")
-        counts = load_taxonomy(terms, organisations=organisations, force=force)
+        counts = load_taxonomy(
+            terms,
+            organisations=organisations,
+            force=force,
+            term_redirects=term_redirects,
+            organisation_redirects=organisation_redirects,
+        )
         self.stdout.write(
             "; ".join(
                 f"{kind}: " + ", ".join(f"{what} {number}" for what, number in numbers.items())
