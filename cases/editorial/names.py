@@ -118,13 +118,10 @@ def term_merge(*, survivor, others):
             seen.add(link.case_id)
     Case.objects.filter(root_cause__in=other_ids).update(root_cause=survivor)
 
+    own_names = {survivor.label_en, survivor.label_ko}
     for language in LANGUAGES:
-        aliases = survivor.alias_list(language)
-        for term in others:
-            for name in [getattr(term, f"label_{language}") or ""] + term.alias_list(language):
-                if name and name not in aliases and name != getattr(survivor, f"label_{language}"):
-                    aliases.append(name)
-        setattr(survivor, f"aliases_{language}", "\n".join(aliases))
+        aliases = merged_aliases(survivor, others, language, own_names, name_of=term_label)
+        setattr(survivor, f"aliases_{language}", aliases)
     # The name a reviewer chose to keep is reviewed, even one an import held.
     survivor.reviewed = True
     survivor.save()
@@ -140,13 +137,20 @@ def term_merge(*, survivor, others):
     return len(affected)
 
 
-def merged_aliases(survivor, others, language, own_names):
-    """The survivor's aliases in `language` with the others' names and aliases added: none
-    twice, none that is one of the survivor's own names (`own_names`)."""
+def term_label(term, language):
+    return getattr(term, f"label_{language}") or ""
+
+
+def organisation_name(org, language):
+    return org.name if language == "en" else org.name_ko
+
+
+def merged_aliases(survivor, others, language, own_names, *, name_of):
+    """The survivor's aliases in `language` with the others' names (`name_of`) and aliases
+    added: none twice, none that is one of the survivor's own names (`own_names`)."""
     aliases = survivor.alias_list(language)
     for other in others:
-        names = [other.name] if language == "en" else [other.name_ko]
-        for name in names + other.alias_list(language):
+        for name in [name_of(other, language), *other.alias_list(language)]:
             if name and name not in aliases and name not in own_names:
                 aliases.append(name)
     return "\n".join(aliases)
@@ -171,7 +175,9 @@ def organisation_merge(*, survivor, others):
     own_names = {survivor.name, survivor.name_ko}
     for language in LANGUAGES:
         setattr(
-            survivor, f"aliases_{language}", merged_aliases(survivor, others, language, own_names)
+            survivor,
+            f"aliases_{language}",
+            merged_aliases(survivor, others, language, own_names, name_of=organisation_name),
         )
     links = [*survivor.links, *(link for org in others for link in org.links)]
     survivor.links = list(dict.fromkeys(links))

@@ -4,7 +4,7 @@ for the same filters and search as the list, to keep or paste into a team's note
 import functools
 import re
 
-from django.http import HttpResponse, HttpResponsePermanentRedirect
+from django.http import HttpResponse
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -12,12 +12,12 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_safe
 
 from cases.caching import cache_public_page, page_shows
-from cases.catalogue.bounds import bounded
 from cases.catalogue.checklist import build_check
 from cases.catalogue.filters import DATES
 from cases.catalogue.paging import facet_filters
-from cases.catalogue.query import CatalogueQuery
 from cases.templatetags.library import translated_text
+
+from .views import list_query
 
 MARKDOWN = "text/markdown; charset=utf-8"
 
@@ -41,10 +41,9 @@ def named_inline(view):
 @named_inline
 @cache_public_page
 def check_markdown(request):
-    request.GET, left_out = bounded(request.GET)
-    query = CatalogueQuery(request.GET)
-    if (survivors := query.survivors()) is not None:  # a link to a merged term
-        return HttpResponsePermanentRedirect(f"{request.path}?{survivors.urlencode()}")
+    query, left_out, moved = list_query(request)
+    if moved:
+        return moved
     listed = query.listed()
     check = build_check(query.index, listed, query.terms, query.data)
     declare_shown(query, check)

@@ -37,14 +37,23 @@ def root(request):
         return redirect("cases:list")
 
 
+def list_query(request):
+    """(the list's query, notices of what was left out of it, None), read from the request's
+    bounded query string, which replaces request.GET (the links' template tags read it); or
+    (None, None, a 301 to the survivors) for a link naming a merged term or organisation."""
+    request.GET, left_out = bounded(request.GET)
+    query = CatalogueQuery(request.GET)
+    if (survivors := query.survivors()) is not None:
+        return None, None, HttpResponsePermanentRedirect(f"{request.path}?{survivors.urlencode()}")
+    return query, left_out, None
+
+
 @require_safe
 @cache_public_page
 def case_list(request):
-    # Its links are built from the bounded query (their template tags read request.GET).
-    request.GET, left_out = bounded(request.GET)
-    query = CatalogueQuery(request.GET)
-    if (survivors := query.survivors()) is not None:  # a link to a merged term
-        return HttpResponsePermanentRedirect(f"{request.path}?{survivors.urlencode()}")
+    query, left_out, moved = list_query(request)
+    if moved:
+        return moved
     listing = build_listing(query)
     listing.notices[:0] = left_out
     # Its "Check your own system" shows titles and follow-ups of cases beyond the page.
