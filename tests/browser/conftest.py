@@ -48,6 +48,20 @@ def browser():
         browser.close()
 
 
+@pytest.fixture(autouse=True)
+def closed_contexts_after_each_test(request):
+    """Every browser context a test opened is closed after it. An open one keeps its HTTP
+    connections to the live server alive, and each holds a server thread with a database
+    connection: on PostgreSQL they piled up to "too many clients" in a whole run."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    browser = request.getfixturevalue("browser")
+    yield
+    for context in browser.contexts:
+        context.close()
+
+
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport=DESKTOP, locale="en-US")

@@ -143,9 +143,16 @@ LETTERS_AND_DIGITS = st.characters(categories=["Lu", "Ll", "Nd", "Lo"])
 names = st.text(alphabet=LETTERS_AND_DIGITS, min_size=1, max_size=60)
 
 
+def other_case(char):
+    """The letter in its other case, where that is the same letter folded: not for one whose
+    case is not one letter's two forms (Turkish "ı" upper-cases to "I", which folds to "i")."""
+    swapped = char.swapcase()
+    return swapped if swapped.casefold() == char.casefold() else char
+
+
 @st.composite
 def respelled(draw, name):
-    cased = "".join(c.upper() if draw(st.booleans()) else c.lower() for c in name)
+    cased = "".join(other_case(c) if draw(st.booleans()) else c for c in name)
     marks = st.sampled_from([" ", "-", ".", "'", "&", ""])
     return "".join(c + draw(marks) for c in cased)
 
