@@ -144,7 +144,10 @@ def test_the_catalogue_round_trips_unchanged(imported, tmp_path):
 
 def test_the_incident_the_library_has_is_flagged_and_merges_into_it(client, imported, reviewer):
     # Facebook is Meta's former name, so the same organisation, the same day, a near title.
-    assert "IL-9001 looks like IL-1010" in imported
+    assert "IL-9001 looks like IL-1010 (same organisation, same date, similar title)" in imported
+    # The others the library has cite the same post-mortems.
+    for theirs, ours in [("9002", "1011"), ("9003", "1008"), ("9005", "1009"), ("9007", "1012")]:
+        assert f"IL-{theirs} looks like IL-{ours} (same source https://" in imported
     case_combine(
         absorbed=Case.objects.get(public_id="IL-9001"),
         survivor=Case.objects.get(public_id="IL-1010"),
