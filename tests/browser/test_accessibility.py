@@ -53,6 +53,8 @@ def test_the_keyboard_reaches_the_bibtex_block_and_scrolls_it(page, bundled_site
     assert "@misc{" in bibtex.inner_text()
     for _ in range(5):  # its long lines scroll sideways from the keyboard
         page.keyboard.press("ArrowRight")
+    # Chromium scrolls smoothly, after the key press returns: wait for it (up to 10 s).
+    page.wait_for_function("() => document.querySelector('.bibtex').scrollLeft > 0")
     assert bibtex.evaluate("element => element.scrollLeft") > 0
     screenshot(page, "case-en-bibtex-focused", full_page=False)
 
