@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 
+from cases.catalogue.cards import listed_cards, rendered_card
 from cases.catalogue.checklist import build_check
 from cases.catalogue.facets import build_facets
 from cases.catalogue.filters import CaseFilter
@@ -90,7 +91,12 @@ def build_listing(query):
     counts = query.facet_counts()
     facets = build_facets(query, counts.facets)
     page = counts.page
-    page.object_list = cards(page.object_list, query.terms)
+    highlighter = highlighter_for(query.plan) if query.searches else None
+    page.object_list = listed_cards(
+        page.object_list,
+        render_missing=lambda pks: rendered_cards(pks, query.terms, highlighter),
+        highlighter=highlighter,
+    )
     notices = list(query.notices)
     for facet in facets:
         notices += [
@@ -105,10 +111,7 @@ def build_listing(query):
     listing.common_components = common_components(facets, counts.within)
     listing.charts = charts(facets, counts.within, counts.years)
     listing.check = build_check(query.index, counts.listed, query.terms, query.data)
-    if query.searches and (highlighter := highlighter_for(query.plan)):
-        listing.highlighter = highlighter
-        for case in page.object_list:
-            mark_search(case, highlighter)
+    listing.highlighter = highlighter
     if query.q:
         selected = {(f.name, v.slug) for f in facets for v in f.selected}
         orgs = [v.obj for f in facets if f.name == "org" for v in f.values if v.obj]
@@ -122,6 +125,16 @@ def build_listing(query):
             if (facet_name_of(item), item.slug) not in selected
         ]
     return listing
+
+
+def rendered_cards(pks, terms, highlighter):
+    """{pk: (public_id, html)} of the cards of these cases, their search words marked."""
+    rendered = {}
+    for case in cards(pks, terms):
+        if highlighter:
+            mark_search(case, highlighter)
+        rendered[case.pk] = rendered_card(case, highlighter)
+    return rendered
 
 
 def mark_search(case, highlighter):
