@@ -126,10 +126,14 @@ def forget_searches():
     """Drop the searches this process keeps ranked (cases.catalogue.ranking), as a change
     to the content does, but keep its facet index."""
     try:
-        from cases.catalogue.ranking import kept
-    except ImportError:  # code from before searches were kept
-        return
-    kept.clear()
+        from cases.catalogue.ranking import forget  # and the rankings searches follow
+    except ImportError:
+        try:
+            from cases.catalogue.ranking import kept
+        except ImportError:  # code from before searches were kept
+            return
+        forget = kept.clear
+    forget()
 
 
 def change_a_case(public_id):

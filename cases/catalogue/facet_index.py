@@ -376,8 +376,8 @@ def current_facet_index(using):
 def forget():
     """Drop every index, and the searches ranked with them (tests: a rolled-back database
     may reuse a version number)."""
-    from cases.catalogue.ranking import kept  # it reads this module's CaseSet
+    from cases.catalogue.ranking import forget as forget_searches  # it reads CaseSet
 
     _indexes.clear()
-    kept.clear()
+    forget_searches()
     forget_changes()

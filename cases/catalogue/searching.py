@@ -17,7 +17,7 @@ from cases.catalogue.paging import CountedPaginator, faceted, page_number
 from cases.catalogue.ranking import ranked_matches
 from cases.models import Case
 from cases.search.parsing import parse
-from cases.search.query import matching_entries
+from cases.search.query import matching_entries, order_keys
 from cases.search.typos import misspellings
 
 
@@ -115,8 +115,11 @@ class SearchAnswers:
         columns = {name.lstrip("-") for name in ordering}
         rows = entries.order_by().values(*columns, id=F("case_id"))
         key = (self.plan, dates.get("from"), dates.get("to"))
+        plan, using = self.plan, self.using
+        # A search within dates is ranked afresh after a change: order_keys knows no dates.
+        follow = None if any(key[1:]) else lambda pks: order_keys(plan, pks, ordering, using)
         try:
-            ranked = ranked_matches(index, rows, ordering, key)
+            ranked = ranked_matches(index, rows, ordering, key, follow)
         except EmptyResultSet:  # nothing can match
             self.matched = CaseSet()
             return CaseSet(), None

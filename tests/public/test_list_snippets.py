@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from cases.catalogue.checklist import CHECK_QUERIES
-from cases.catalogue.ranking import kept as ranked
+from cases.catalogue.ranking import forget as forget_searches
 from cases.models import Case
 from cases.search.text import refresh_search_text
 from tests.factories import CaseFactory, CaseStepFactory
@@ -99,7 +99,7 @@ def test_snippets_cost_no_query(client, library):
     def queries(url):
         client.get(url)
         cache.clear()
-        ranked.clear()  # a search ranked afresh, as after a change: its most queries
+        forget_searches()  # a search ranked afresh, as after a change of everything
         with CaptureQueriesContext(connection) as captured:
             response = client.get(url)
         assert response.status_code == 200
