@@ -197,45 +197,58 @@ def missed(state, filters):
 
 @dataclass(frozen=True)
 class SimilarShown:
-    """The similar cases of a case with `terms`, as its cached page shows them: a case
-    comes onto them with `at_least` terms in common (as many as the last shown, on a full
-    list), or with any term so common that only its most recent cases are compared
-    (cases.public.views.similar_cases): a case coming or going moves that window."""
+    """The similar cases of a case with `terms`, as its cached page shows them (`shown`,
+    their primary keys): a case comes onto them with `at_least` terms in common (as many
+    as the last shown, on a full list). Each term compares only its most recent cases
+    (cases.public.views.similar_cases): a case coming or going moves that window, and
+    may move a shown case out of it, or an older one into it."""
 
     terms: frozenset
     at_least: int
+    shown: frozenset = frozenset()
 
     def touched_by(self, state, using):
         """Whether a listed case, in a state it had or has (CaseState.facets), may be
-        among the similar cases, or may have been."""
+        among the similar cases, or may have been. A case that arrived (it was not public
+        before) pushes the oldest case of each of its terms' windows out: that changes
+        the page only if a shown case is among the oldest (past the window's edge); a
+        case leaving lets an older one in, whatever it shares, and is weighed as before."""
         shared = self.terms & {*state["term"], state["cause"]}
         if len(shared) >= self.at_least:
             return True
-        return bool(shared) and any(windowed(term, using) for term in shared)
+        edges = [edge for term in shared if (edge := window_edge(term, using)) is not None]
+        if not edges:
+            return False
+        if state.get("arrived") and self.shown:
+            oldest = min(self.shown)
+            return any(oldest <= edge for edge in edges)
+        return True
 
 
-_windowed = {}  # (alias, version, term) -> bool: asked once a version in each process
+_window_edges = {}  # (alias, version, term) -> key or None: asked once a version a process
 
 
-def windowed(term_id, using):
-    """Whether a term may have more cases than similar_cases compares: counted with a
-    margin of as many cases as a change may have added or removed since (MOST_CASES)."""
+def window_edge(term_id, using):
+    """The key of the case at the edge of a term's window (its cases by key, newest
+    first), or None if it has fewer cases than that: a case at the edge or older may leave
+    the window similar_cases compares, with a margin of as many cases as a change may
+    have added since (MOST_CASES)."""
     from cases.caching import public_version  # it imports this module
     from cases.public.views import SIMILAR_CANDIDATES  # it imports the catalogue
 
     key = (using, public_version(), term_id)
-    if key not in _windowed:
-        if len(_windowed) > 10_000:
-            _windowed.clear()
+    if key not in _window_edges:
+        if len(_window_edges) > 10_000:
+            _window_edges.clear()
         margin = max(SIMILAR_CANDIDATES - MOST_CASES, 1)
-        _windowed[key] = (
+        _window_edges[key] = (
             CaseTerm.objects.using(using)
             .filter(term_id=term_id)
             .order_by("-case_id")
             .values_list("case_id", flat=True)[margin - 1 : margin]
-            .exists()
+            .first()
         )
-    return _windowed[key]
+    return _window_edges[key]
 
 
 @dataclass(frozen=True)
@@ -325,6 +338,8 @@ class ChangeLog:
             )
             for version, case_id, listing, facets in cursor.fetchall():
                 facets = json.loads(facets) if isinstance(facets, str) else facets
+                if len(facets) == 2 and facets[0] is None and facets[1] is not None:
+                    facets = [None, {**facets[1], "arrived": True}]  # (SimilarShown)
                 found.setdefault(version, []).append(
                     (case_id, listing, tuple(filter(None, facets)))
                 )
@@ -353,7 +368,7 @@ def forget():
     """Drop this process's memory of versions (tests: a rolled-back database may reuse a
     version number, and its terms' ids)."""
     log.clear()
-    _windowed.clear()
+    _window_edges.clear()
 
 
 def changes_between(using, old, new):

@@ -317,7 +317,8 @@ def similar_cases(case, limit=SIMILAR_CASES, linked=frozenset()):
     cases = sorted(cases, key=lambda c: (-shared[c.pk], -c.date.toordinal()))[:limit]
     # Another case comes onto a full list only with as many shared terms as its last.
     at_least = shared[cases[-1].pk] if len(cases) == limit else 1
-    return Similar(cases, SimilarShown(frozenset(term_ids), at_least))
+    shown = frozenset(c.pk for c in cases)
+    return Similar(cases, SimilarShown(frozenset(term_ids), at_least, shown))
 
 
 @require_safe

@@ -358,6 +358,52 @@ def test_a_case_with_a_term_whose_recent_cases_alone_are_compared_renews_the_cas
     assert client.get(page)["X-Cache"] == "miss"
 
 
+def older_cases_with(term, count):
+    """Cases older (by key) than any of similar_library's but its page, with one term."""
+    return [CaseFactory(public_id=f"IL-02{n:02d}", with_terms=[term]) for n in range(count)]
+
+
+def test_a_new_case_sharing_a_common_term_leaves_a_page_whose_similar_cases_are_recent(
+    client, people, monkeypatch
+):
+    # Windows of 510 recent cases a term, weighed with a margin of 500 changed cases: a
+    # term with 10 cases or more is "common". The page's five similar cases are its term's
+    # newest: a new case pushes the oldest of its window out, none of them.
+    monkeypatch.setattr("cases.public.views.SIMILAR_CANDIDATES", 510)
+    _editor, reviewer = people
+    terms = [TermFactory(vocabulary="component", slug=f"part-{n}") for n in range(2)]
+    older_cases_with(terms[0], 12)
+    CaseFactory(public_id="IL-0300", with_terms=terms)
+    for n in range(5):
+        CaseFactory(public_id=f"IL-031{n}", with_terms=terms)
+    page = "/en/cases/IL-0300/"
+    client.get(page)
+    publish_new(reviewer, "IL-0320", terms[:1])
+    # The finding (under load): a term this common renewed every page that has it.
+    assert client.get(page)["X-Cache"] == "hit"
+    from django.core.cache import cache
+
+    kept = client.get(page).content
+    cache.clear()
+    assert client.get(page).content == kept  # a fresh page agrees
+
+
+def test_a_new_case_sharing_a_common_term_renews_a_page_whose_similar_cases_are_near_its_edge(
+    client, people, monkeypatch
+):
+    monkeypatch.setattr("cases.public.views.SIMILAR_CANDIDATES", 503)  # common from 3 cases
+    _editor, reviewer = people
+    terms = [TermFactory(vocabulary="component", slug=f"part-{n}") for n in range(2)]
+    older_cases_with(terms[0], 2)
+    CaseFactory(public_id="IL-0300", with_terms=terms)
+    for n in range(5):
+        CaseFactory(public_id=f"IL-031{n}", with_terms=terms)
+    page = "/en/cases/IL-0300/"
+    client.get(page)
+    publish_new(reviewer, "IL-0320", terms[:1])
+    assert client.get(page)["X-Cache"] == "miss"
+
+
 def test_a_page_stays_right_through_many_changes_each_process_checks_in_its_own_memory(
     client, library, people, monkeypatch
 ):
