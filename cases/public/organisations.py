@@ -11,7 +11,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from cases.caching import cache_public_page, page_shows
-from cases.catalogue.listing import cards
+from cases.catalogue.cards import listed_cards
+from cases.catalogue.listing import rendered_cards
 from cases.catalogue.query import CatalogueQuery
 from cases.models import CaseQuerySet, Organisation, OrganisationRedirect
 from cases.public.views import list_shows
@@ -49,7 +50,9 @@ def organisation_detail(request, slug):
     query = CatalogueQuery(filters)
     page = query.page(request.GET.get("page"))
     list_shows(query, page, counted=False)
-    page.object_list = cards(page.object_list, query.terms)
+    page.object_list = listed_cards(
+        page.object_list, render_missing=lambda pks: rendered_cards(pks, query.terms, None)
+    )
     context = {"org": org, "page": page, "list_query": filters.urlencode()}
     return render(request, "cases/organisation.html", context)
 
