@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import connections, router
-from django.db.models import FilteredRelation, Q
+from django.db.models import F, FilteredRelation, Q, Window
+from django.db.models.functions import RowNumber
 from django.urls import reverse
 from django.utils.formats import localize
 from django.utils.html import format_html
@@ -284,11 +285,15 @@ class KeySlot:
 def linked_statement(alias, languages):
     """The statement linked_cases runs, in `alias`'s SQL, with KEY_SLOTS slots for keys:
     compiled once, since the ORM takes ten times as long to build and compile it (about
-    1 ms) as the database takes to answer it. The newest cases first, each one's
-    follow-up steps in order (or the case alone); the cases' titles, then the steps'
-    texts, in the order of `languages`."""
+    1 ms) as the database takes to answer it. The newest cases first, each one's first
+    follow-up steps in order, as many as the questions could show (or the case alone);
+    the cases' titles, then the steps' texts, in the order of `languages`."""
     stand_ins = {-1 - index: KeySlot(index) for index in range(KEY_SLOTS)}  # no real key
     action = FilteredRelation("steps", condition=Q(steps__kind=CaseStep.Kind.ACTION_ITEM))
+    # A case's steps shown under a question are the first that none above it showed.
+    nth_step = Window(
+        RowNumber(), partition_by=F("pk"), order_by=(F("action__position"), F("action__pk"))
+    )
     columns = [
         "pk",
         "public_id",
@@ -304,7 +309,8 @@ def linked_statement(alias, languages):
         .public_for_search()
         .rewrite(False)  # modeltranslation's values_list would select in another order
         .filter(pk__in=list(stand_ins))
-        .annotate(action=action)
+        .annotate(action=action, nth_step=nth_step)
+        .filter(nth_step__lte=MAX_QUESTIONS * MAX_FOLLOW_UPS)
         .order_by("-date", "-pk", "action__position", "action__pk")
         .values_list(*columns)
         .query.get_compiler(alias)

@@ -320,6 +320,28 @@ def test_follow_ups_come_in_their_cases_order_and_the_next_question_shows_the_ne
     ]
 
 
+def test_one_case_under_every_question_shows_its_next_follow_ups_under_each(client):
+    many = [
+        TermFactory(vocabulary=Vocabulary.CONTRIBUTING, slug=f"factor-{n}", question_en=f"Q{n}?")
+        for n in range(6)
+    ]
+    CaseFactory(public_id="IL-0901", with_terms=many)
+    busy = CaseFactory(public_id="IL-0902", with_terms=many)
+    for position in range(19):
+        CaseStepFactory(
+            case=busy,
+            kind=CaseStep.Kind.ACTION_ITEM,
+            position=position,
+            text_en=f"Step {position}.",
+        )
+    html = section(client.get("/en/cases/"))
+    shown = [
+        re.findall(r"<span>Step (\d+)\.</span>", part)
+        for part in html.split('<li class="check-question"')[1:]
+    ]
+    assert shown == [[str(n), str(n + 1), str(n + 2)] for n in range(0, 18, 3)]
+
+
 # --- Markdown ----------------------------------------------------------------------
 
 
