@@ -15,7 +15,6 @@ from cases.caching import cache_public_page, page_shows
 from cases.catalogue.checklist import build_check
 from cases.catalogue.filters import DATES
 from cases.catalogue.paging import facet_filters
-from cases.templatetags.library import translated_text
 
 from .views import list_query
 
@@ -108,7 +107,7 @@ def check_as_markdown(request, check, notices, *, any_listed=True):
         "",
     ]
     for question in check.questions:
-        factor = escaped(translated_text(question.term, "label"))
+        factor = escaped(question.label)
         lines += [f"## {escaped(question.text)}", ""]
         lines.append(
             ngettext(
@@ -120,8 +119,8 @@ def check_as_markdown(request, check, notices, *, any_listed=True):
         )
         lines += ["", _("Raised by:"), ""]
         for case in question.cases:
-            title = escaped(f"{case.public_id}: {translated_text(case, 'title')}")
-            lines.append(f"- [{title}]({absolute(case_path(case))}) ({escaped(case.org.name)})")
+            title = escaped(f"{case.public_id}: {case.title}")
+            lines.append(f"- [{title}]({absolute(case.url)}) ({escaped(case.org_name)})")
         if question.more:
             more = ngettext(
                 "and %(count)s more case", "and %(count)s more cases", question.more
@@ -132,11 +131,7 @@ def check_as_markdown(request, check, notices, *, any_listed=True):
             for follow_up in question.follow_ups:
                 case = follow_up.case
                 lines.append(
-                    f"- {escaped(follow_up.text)} ([{case.public_id}]({absolute(case_path(case))}))"
+                    f"- {escaped(follow_up.text)} ([{case.public_id}]({absolute(case.url)}))"
                 )
         lines.append("")
     return "\n".join(lines)
-
-
-def case_path(case):
-    return reverse("cases:detail", args=[case.public_id])

@@ -213,6 +213,135 @@ def test_no_section_without_contributing_factors(client, factors):
     assert "None of these cases names a contributing factor." in text
 
 
+def test_a_korean_page_shows_what_has_no_korean_in_english_marked_as_english(client):
+    """Each text shown in the default language, for want of Korean, says so (lang="en"): a
+    factor's label and question, a linked case's title, a follow-up. The export shows them
+    too, without the marks."""
+    untranslated = TermFactory(
+        vocabulary=Vocabulary.CONTRIBUTING,
+        slug="clock-skew",
+        label_en="Clock skew",
+        label_ko="",
+        question_en="Do your clocks agree?",
+    )
+    labelled = TermFactory(
+        vocabulary=Vocabulary.CONTRIBUTING, slug="stale-cache", label_ko="오래된 캐시"
+    )
+    org = OrganisationFactory(name="Acme & Sons")
+    english = CaseFactory(
+        public_id="IL-0601",
+        org=org,
+        title_en="Clocks <drifted>",
+        title_ko="",
+        with_terms=[untranslated, labelled],
+    )
+    korean = CaseFactory(
+        public_id="IL-0602", org=org, title_ko="시계가 어긋남", with_terms=[untranslated, labelled]
+    )
+    CaseStepFactory(
+        case=english, kind=CaseStep.Kind.ACTION_ITEM, text_en="Ran *NTP* everywhere.", text_ko=""
+    )
+    CaseStepFactory(case=korean, kind=CaseStep.Kind.ACTION_ITEM, text_ko="시계를 맞췄다.")
+    html = section(client.get("/ko/cases/"))
+    assert (
+        '<h3 class="check-question-text" lang="en">Do your clocks agree?</h3>\n'
+        '      <p class="check-factor">기여 요인: '
+        '<a href="/ko/cases/?contributing=clock-skew" lang="en">Clock skew</a>\n'
+        "        · 2건</p>"
+    ) in html
+    assert (
+        '<ul class="check-cases">\n'
+        '        <li><a class="check-case" href="/ko/cases/IL-0602/">IL-0602</a> '
+        '<span>시계가 어긋남</span> <span class="muted">(Acme &amp; Sons)</span></li>\n'
+        '        <li><a class="check-case" href="/ko/cases/IL-0601/">IL-0601</a> '
+        '<span lang="en">Clocks &lt;drifted&gt;</span> <span class="muted">(Acme &amp; Sons)</span>'
+        "</li>\n"
+        "        \n"
+        "      </ul>"
+    ) in html
+    assert (
+        '<ul class="check-follow-ups">\n'
+        '        <li><span>시계를 맞췄다.</span> <a href="/ko/cases/IL-0602/" class="check-source">'
+        "IL-0602</a></li>\n"
+        '        <li><span lang="en">Ran NTP everywhere.</span> <a href="/ko/cases/IL-0601/" '
+        'class="check-source">IL-0601</a></li>\n'
+        "        \n"
+        "      </ul>"
+    ) in html
+    # A label in Korean, a question in neither language: asked in Korean, unmarked.
+    assert '<h3 class="check-question-text">내 시스템에도 “오래된 캐시” 문제가' in html
+    assert '<a href="/ko/cases/?contributing=stale-cache">오래된 캐시</a>' in html
+    text = client.get("/ko/check.md").content.decode()
+    assert "## Do your clocks agree?\n\n기여 요인: Clock skew, 2건." in text
+    assert "- [IL-0601: Clocks &lt;drifted&gt;](http://testserver/ko/cases/IL-0601/)" in text
+    assert "- Ran NTP everywhere. ([IL-0601](http://testserver/ko/cases/IL-0601/))" in text
+
+
+def test_a_question_links_its_cases_newest_first_by_their_dates(client, factors):
+    import datetime
+
+    for public_id, year in (("IL-0701", 2020), ("IL-0702", 2010), ("IL-0703", 2015)):
+        CaseFactory(
+            public_id=public_id,
+            date=datetime.date(year, 5, 1),
+            with_terms=[factors["timeouts"]],
+        )
+    CaseFactory(
+        public_id="IL-0704", date=datetime.date(2015, 5, 1), with_terms=[factors["timeouts"]]
+    )
+    ((_question, links),) = questions(client.get("/en/cases/"))
+    assert links == ["IL-0701", "IL-0704", "IL-0703", "IL-0702"]  # the same day: newest added
+
+
+def test_follow_ups_come_in_their_cases_order_and_the_next_question_shows_the_next(client, factors):
+    """Each linked case's first follow-up in turn, then the second...; a question below
+    shows those of a case's follow-ups that none above it showed."""
+    older = CaseFactory(public_id="IL-0801", with_terms=[factors["timeouts"], factors["dns"]])
+    newer = CaseFactory(public_id="IL-0802", with_terms=[factors["timeouts"]])
+    CaseFactory(public_id="IL-0803", with_terms=[factors["monitoring"]])
+    older.case_terms.create(term=factors["monitoring"], position=5)
+    for position in (4, 2, 0, 3, 1):  # added out of order
+        CaseStepFactory(
+            case=older,
+            kind=CaseStep.Kind.ACTION_ITEM,
+            position=position,
+            text_en=f"Older step {position}.",
+        )
+    CaseStepFactory(case=older, kind=CaseStep.Kind.REMEDIATION, position=0, text_en="Fixed.")
+    CaseStepFactory(case=newer, kind=CaseStep.Kind.ACTION_ITEM, position=7, text_en="Newer step.")
+    html = section(client.get("/en/cases/"))
+    shown = [
+        re.findall(r"<span>([^<]*)</span> <a [^>]*check-source", part)
+        for part in html.split('<li class="check-question"')[1:]
+    ]
+    assert shown == [
+        ["Newer step.", "Older step 0.", "Older step 1."],  # missing timeouts: IL-0802, IL-0801
+        ["Older step 2.", "Older step 3.", "Older step 4."],  # monitoring gap: IL-0803, IL-0801
+    ]
+
+
+def test_one_case_under_every_question_shows_its_next_follow_ups_under_each(client):
+    many = [
+        TermFactory(vocabulary=Vocabulary.CONTRIBUTING, slug=f"factor-{n}", question_en=f"Q{n}?")
+        for n in range(6)
+    ]
+    CaseFactory(public_id="IL-0901", with_terms=many)
+    busy = CaseFactory(public_id="IL-0902", with_terms=many)
+    for position in range(19):
+        CaseStepFactory(
+            case=busy,
+            kind=CaseStep.Kind.ACTION_ITEM,
+            position=position,
+            text_en=f"Step {position}.",
+        )
+    html = section(client.get("/en/cases/"))
+    shown = [
+        re.findall(r"<span>Step (\d+)\.</span>", part)
+        for part in html.split('<li class="check-question"')[1:]
+    ]
+    assert shown == [[str(n), str(n + 1), str(n + 2)] for n in range(0, 18, 3)]
+
+
 # --- Markdown ----------------------------------------------------------------------
 
 
