@@ -396,6 +396,11 @@ def main():
     parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1))
     parser.add_argument("--addresses", type=int, default=5000, help="length of the walk")
     parser.add_argument("--import-count", type=int, default=20_000, help="cases imported")
+    parser.add_argument(
+        "--without-import",
+        action="store_true",
+        help="only the rows of reads and writes, printed (bench/RESULTS.md is left as it is)",
+    )
     options = parser.parse_args()
 
     ensure_wrk()
@@ -418,7 +423,7 @@ def main():
             manage("import_cases", str(ROOT / "data" / "cases"), env=env)
             manage("generate_cases", "--count", str(options.cases), env=env)
             imports = []
-            for seed in (7, 8):  # one import for each mix, of cases not yet in the library
+            for seed in () if options.without_import else (7, 8):  # one for each mix, of new cases
                 imports.append(Path(folder) / f"import-{seed}.jsonl")
                 manage(
                     "generate_cases",
@@ -499,7 +504,7 @@ def main():
                     result, _ = measured(walk)
                     note = writes_note(finish(writer, f"the writer ({mode})"))
                     rows.append(row(walk, PHASES[mode], result, reads[walk], note))
-            for walk, file in zip(walks, imports, strict=True):
+            for walk, file in zip(walks if imports else (), imports, strict=True):
                 importing = start(
                     [sys.executable, str(ROOT / "manage.py"), "import_cases", str(file)],
                     env,
@@ -533,7 +538,8 @@ def main():
             for process in background:
                 stop(process)
             stop(server)
-    write_section(section)
+    if not options.without_import:
+        write_section(section)
     print(section)
     if errors:
         raise SystemExit(f"{errors} error(s) under load")
