@@ -106,4 +106,4 @@ relevance: install
 # database (REDIS_URL: the workers share their pages); writes the Load section of
 # bench/RESULTS.md and fails on any error.
 load: install
-	$(PY) bench/load.py
+	$(PY) bench/load.py $(LOAD_ARGS)
