@@ -358,9 +358,16 @@ def test_a_case_with_a_term_whose_recent_cases_alone_are_compared_renews_the_cas
     assert client.get(page)["X-Cache"] == "miss"
 
 
-def older_cases_with(term, count):
-    """Cases older (by key) than any of similar_library's but its page, with one term."""
-    return [CaseFactory(public_id=f"IL-02{n:02d}", with_terms=[term]) for n in range(count)]
+def page_with_five_similar_after(*, older):
+    """IL-0300 and its five similar cases, each with both of two terms, made after `older`
+    cases with the first term alone; the terms."""
+    terms = [TermFactory(vocabulary="component", slug=f"part-{n}") for n in range(2)]
+    for n in range(older):
+        CaseFactory(public_id=f"IL-02{n:02d}", with_terms=terms[:1])
+    CaseFactory(public_id="IL-0300", with_terms=terms)
+    for n in range(5):
+        CaseFactory(public_id=f"IL-031{n}", with_terms=terms)
+    return terms
 
 
 def test_a_new_case_sharing_a_common_term_leaves_a_page_whose_similar_cases_are_recent(
@@ -370,15 +377,10 @@ def test_a_new_case_sharing_a_common_term_leaves_a_page_whose_similar_cases_are_
     # term with 10 cases or more is "common". The page's five similar cases are its term's
     # newest: a new case pushes the oldest of its window out, none of them.
     monkeypatch.setattr("cases.public.views.SIMILAR_CANDIDATES", 510)
-    _editor, reviewer = people
-    terms = [TermFactory(vocabulary="component", slug=f"part-{n}") for n in range(2)]
-    older_cases_with(terms[0], 12)
-    CaseFactory(public_id="IL-0300", with_terms=terms)
-    for n in range(5):
-        CaseFactory(public_id=f"IL-031{n}", with_terms=terms)
+    terms = page_with_five_similar_after(older=12)
     page = "/en/cases/IL-0300/"
     client.get(page)
-    publish_new(reviewer, "IL-0320", terms[:1])
+    publish_new(people[1], "IL-0320", terms[:1])
     # The finding (under load): a term this common renewed every page that has it.
     assert client.get(page)["X-Cache"] == "hit"
     from django.core.cache import cache
@@ -392,15 +394,10 @@ def test_a_new_case_sharing_a_common_term_renews_a_page_whose_similar_cases_are_
     client, people, monkeypatch
 ):
     monkeypatch.setattr("cases.public.views.SIMILAR_CANDIDATES", 503)  # common from 3 cases
-    _editor, reviewer = people
-    terms = [TermFactory(vocabulary="component", slug=f"part-{n}") for n in range(2)]
-    older_cases_with(terms[0], 2)
-    CaseFactory(public_id="IL-0300", with_terms=terms)
-    for n in range(5):
-        CaseFactory(public_id=f"IL-031{n}", with_terms=terms)
+    terms = page_with_five_similar_after(older=2)
     page = "/en/cases/IL-0300/"
     client.get(page)
-    publish_new(reviewer, "IL-0320", terms[:1])
+    publish_new(people[1], "IL-0320", terms[:1])
     assert client.get(page)["X-Cache"] == "miss"
 
 
