@@ -19,6 +19,8 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
+from cases.caching import PAGE_FORMAT, public_version
+from cases.catalogue.changes import changes_between
 from cases.models import ContentVersion
 
 CARD_TIMEOUT = 60 * 60
@@ -46,15 +48,11 @@ def variant_of(highlighter):
 
 
 def card_key(pk, language, variant):
-    from cases.caching import PAGE_FORMAT  # it imports the models' package too
-
     return f"case-card:{PAGE_FORMAT}:{language}:{variant}:{pk}"
 
 
 def good_at(checked, pk, version, using):
     """Whether a card last known good at version `checked` is good at `version`."""
-    from cases.catalogue.changes import changes_between  # it imports the models
-
     if checked == version:
         return True
     changes = changes_between(using, checked, version)
@@ -65,8 +63,6 @@ def listed_cards(pks, *, render_missing, highlighter=None):
     """The cards of the cases with these primary keys, in their order, as ListedCards:
     those kept and still good from the cache, the others from `render_missing(pks)`, which
     returns {pk: (public_id, html)} and whose cards are kept for the next list."""
-    from cases.caching import public_version  # it imports the catalogue
-
     pks = list(pks)
     language = get_language()
     variant = variant_of(highlighter)
@@ -74,7 +70,7 @@ def listed_cards(pks, *, render_missing, highlighter=None):
     using = router.db_for_read(ContentVersion)
     keys = {pk: card_key(pk, language, variant) for pk in pks}
     kept = cache.get_many(keys.values()) if pks else {}
-    found, stale_but_good = {}, {}
+    found, to_keep = {}, {}
     for pk, key in keys.items():
         entry = kept.get(key)
         if entry is None:
@@ -83,16 +79,14 @@ def listed_cards(pks, *, render_missing, highlighter=None):
         if good_at(checked, pk, version, using):
             found[pk] = (public_id, html)
             if version - checked >= RECHECK_AFTER:
-                stale_but_good[key] = (version, public_id, html)
+                to_keep[key] = (version, public_id, html)
     missing = [pk for pk in pks if pk not in found]
     if missing:
         rendered = render_missing(missing)
         found.update(rendered)
-        stale_but_good.update(
-            {keys[pk]: (version, *rendered[pk]) for pk in missing if pk in rendered}
-        )
-    if stale_but_good:
-        cache.set_many(stale_but_good, CARD_TIMEOUT)
+        to_keep.update({keys[pk]: (version, *rendered[pk]) for pk in missing if pk in rendered})
+    if to_keep:
+        cache.set_many(to_keep, CARD_TIMEOUT)
     return [ListedCard(pk, found[pk][0], mark_safe(found[pk][1])) for pk in pks if pk in found]
 
 

@@ -132,19 +132,13 @@ def comparable(values):
     return tuple(value if isinstance(value, int | float | str) else str(value) for value in values)
 
 
-def ranks_before(a, b, ordering):
-    """Whether values `a` come before `b` in `ordering` ("-name": descending)."""
-    for x, y, name in zip(a, b, ordering, strict=True):
-        if x != y:
-            return x > y if name.startswith("-") else x < y
-    return False
-
-
 def followed(ranked, index, changed, found, ordering):
     """`ranked` after a change of the cases `changed` (primary keys): `found` gives the
     ordering values of those the search still finds ({pk: values}). The head stays the
     first of the matches in order: a case that ranks past its last, when the head does not
     hold every match, stays out of it."""
+    from cases.catalogue.changes import ranks_before  # it imports the models
+
     changed_bits = bit_set(changed)
     matched = CaseSet((ranked.matched.bits & ~changed_bits) | index.cases(found).bits)
     head = [
