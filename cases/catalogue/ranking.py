@@ -140,14 +140,15 @@ def followed(ranked, index, changed, found, ordering):
     from cases.catalogue.changes import ranks_before  # it imports the models
 
     changed_bits = bit_set(changed)
-    matched = CaseSet((ranked.matched.bits & ~changed_bits) | index.cases(found).bits)
+    public_found = index.cases(found).bits  # less any not public in this version's index
+    matched = CaseSet((ranked.matched.bits & ~changed_bits) | public_found)
     head = [
         (pk, values)
         for pk, values in zip(ranked.order, ranked.values, strict=True)
         if not changed_bits >> pk & 1
     ]
     for pk, values in found.items():
-        if not index.cases([pk]):  # not public in this version's index
+        if not public_found >> pk & 1:
             continue
         values = comparable(values)
         at = next(
