@@ -57,6 +57,7 @@ class CaseState:
             "cause": self.root_cause_id,
             "severity": self.severity,
             "term": sorted(self.terms),
+            "date": self.date.isoformat() if self.date else None,  # (SimilarShown)
         }
 
 
@@ -167,13 +168,18 @@ class Changes:
         `search` (a ShownSearch)."""
         if self.cases.intersection(cases):
             return True
-        if listing and self.listed and self._lists(filters, counted):
+        # A search lists and counts only what it finds: ShownSearch weighs its listed cases.
+        if listing and self.listed and search is None and self._lists(filters, counted):
             return True
         if similar is not None and any(
             similar.touched_by(state, using) for state in self.listed_as
         ):
             return True
-        return search is not None and bool(self.cases) and search.touched_by(self.cases, using)
+        return (
+            search is not None
+            and bool(self.cases)
+            and search.touched_by(self.cases, using, listed=self.listed)
+        )
 
     def _lists(self, filters, counted):
         """Whether a listed case before or after its change is on a list filtered by
@@ -199,13 +205,18 @@ def missed(state, filters):
 class SimilarShown:
     """The similar cases of a case with `terms`, as its cached page shows them (`shown`,
     their primary keys): a case comes onto them with `at_least` terms in common (as many
-    as the last shown, on a full list). Each term compares only its most recent cases
-    (cases.public.views.similar_cases): a case coming or going moves that window, and
-    may move a shown case out of it, or an older one into it."""
+    as the last shown, on a full list), and only if it is more recent than that one
+    (`last_date`, an ISO date) when as many are compared as can be (not `room`: a case
+    with a newer key may then push a shown one out of those compared). Each term
+    compares only its most recent cases (cases.public.views.similar_cases): a case
+    coming or going moves that window, and may move a shown case out of it, or an older
+    one into it."""
 
     terms: frozenset
     at_least: int
     shown: frozenset = frozenset()
+    last_date: str | None = None
+    room: bool = False
 
     def touched_by(self, state, using):
         """Whether a listed case, in a state it had or has (CaseState.facets), may be
@@ -214,25 +225,32 @@ class SimilarShown:
         the page only if a shown case is among the oldest (past the window's edge); a
         case leaving lets an older one in, whatever it shares, and is weighed as before."""
         shared = self.terms & {*state["term"], state["cause"]}
-        if len(shared) >= self.at_least:
+        if len(shared) > self.at_least:
+            return True
+        if len(shared) == self.at_least and not self._ranks_below_the_last(state):
             return True
         edges = [edge for term in shared if (edge := window_edge(term, using)) is not None]
         if not edges:
             return False
         if state.get("arrived") and self.shown:
             oldest = min(self.shown)
-            return any(oldest <= edge for edge in edges)
+            return any(oldest < edge for edge in edges)
         return True
+
+    def _ranks_below_the_last(self, state):
+        """Whether a case with as many shared terms as the last shown ranks below it
+        (older; a tie may go either way) and pushes none of the compared out."""
+        date = state.get("date")  # (rows from before dates were kept have none)
+        return bool(self.room and self.last_date and date and date < self.last_date)
 
 
 _window_edges = {}  # (alias, version, term) -> key or None: asked once a version a process
 
 
 def window_edge(term_id, using):
-    """The key of the case at the edge of a term's window (its cases by key, newest
-    first), or None if it has fewer cases than that: a case at the edge or older may leave
-    the window similar_cases compares, with a margin of as many cases as a change may
-    have added since (MOST_CASES)."""
+    """The key of the last case in a term's window now (its SIMILAR_CANDIDATES newest by
+    key), or None if it has fewer cases: a case older than that has left the window, or
+    never was in it; one at the edge or newer was in it before cases arrived too."""
     from cases.caching import public_version  # it imports this module
     from cases.public.views import SIMILAR_CANDIDATES  # it imports the catalogue
 
@@ -240,12 +258,11 @@ def window_edge(term_id, using):
     if key not in _window_edges:
         if len(_window_edges) > 10_000:
             _window_edges.clear()
-        margin = max(SIMILAR_CANDIDATES - MOST_CASES, 1)
         _window_edges[key] = (
             CaseTerm.objects.using(using)
             .filter(term_id=term_id)
             .order_by("-case_id")
-            .values_list("case_id", flat=True)[margin - 1 : margin]
+            .values_list("case_id", flat=True)[SIMILAR_CANDIDATES - 1 : SIMILAR_CANDIDATES]
             .first()
         )
     return _window_edges[key]
@@ -268,11 +285,12 @@ class ShownSearch:
     unfound: object = None
     unknown: tuple = ()
 
-    def touched_by(self, changed, using):
-        """Whether cases whose text changed (not shown on the page, nor what lists count
-        them by) change it: if one came into or left the matches (the counts change), or
-        if one the page's filters keep now ranks above its last case; or if the search as
-        written now finds one, or a word it lacked is now corrected."""
+    def touched_by(self, changed, using, listed=frozenset()):
+        """Whether changed cases not shown on the page change it: if one came into or
+        left the matches, or one it found or finds changed what lists count it by (`listed`:
+        the counts change), or if one the page's filters keep now ranks above its last
+        case; or if the search as written now finds one, or a word it lacked is now
+        corrected."""
         from cases.search.query import order_keys  # it imports the search rules
         from cases.search.typos import corrections
 
@@ -282,7 +300,8 @@ class ShownSearch:
             return True
         keys = order_keys(self.plan, [*changed, *filter(None, [self.last])], self.ordering, using)
         for pk in changed:
-            if bool(self.matched >> pk & 1) != (pk in keys):
+            found_before, found = bool(self.matched >> pk & 1), pk in keys
+            if found_before != found or (found and pk in listed):
                 return True
             if self.listed >> pk & 1 and (
                 self.last not in keys or ranks_before(keys[pk], keys[self.last], self.ordering)

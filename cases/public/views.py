@@ -304,7 +304,8 @@ def similar_cases(case, limit=SIMILAR_CASES, linked=frozenset()):
     )
     params = [value for term_id in term_ids for value in (term_id, case.pk, SIMILAR_CANDIDATES)]
     # A few more than needed, since some may be unpublished, and the linked ones go.
-    params.append(limit * 4 + len(linked))
+    compared = limit * 4 + len(linked)
+    params.append(compared)
     with connections[case._state.db or DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(query, params)
         shared = dict(cursor.fetchall())
@@ -315,10 +316,17 @@ def similar_cases(case, limit=SIMILAR_CASES, linked=frozenset()):
         .only(*LINKED_CASE_FIELDS, "org__name")
     )
     cases = sorted(cases, key=lambda c: (-shared[c.pk], -c.date.toordinal()))[:limit]
-    # Another case comes onto a full list only with as many shared terms as its last.
-    at_least = shared[cases[-1].pk] if len(cases) == limit else 1
+    # Another case comes onto a full list only with as many shared terms as its last, and
+    # with as many only if more recent, unless a newer key would push one out of those
+    # compared (the query's LIMIT, ordered by count and key).
+    full = len(cases) == limit
+    at_least = shared[cases[-1].pk] if full else 1
+    room = sum(count >= at_least for count in shared.values()) < compared
+    last_date = cases[-1].date.isoformat() if full else None
     shown = frozenset(c.pk for c in cases)
-    return Similar(cases, SimilarShown(frozenset(term_ids), at_least, shown))
+    return Similar(
+        cases, SimilarShown(frozenset(term_ids), at_least, shown, last_date=last_date, room=room)
+    )
 
 
 @require_safe

@@ -172,6 +172,42 @@ def test_a_search_a_changed_case_leaves_is_answered_afresh(client, library, peop
     assert response["X-Cache"] == "miss" and "IL-0101" not in response.content.decode()
 
 
+def test_a_new_case_a_search_does_not_find_leaves_the_search_cached(client, library, people):
+    searches = ["/en/cases/?q=charlie", "/en/cases/?q=charlie&org=other"]
+    cache_of(client, searches)
+    new = CaseFactory(
+        public_id="IL-0107", org=library["b"].org, title_en="Delta", status="in_review"
+    )
+    workflow.case_approve(case=new, user=people[1])
+    # The finding (under load): every new case renewed every search, though no search's
+    # counts are over cases it does not find.
+    assert cache_of(client, searches) == dict.fromkeys(searches, "hit")
+    from django.core.cache import cache
+
+    kept = [client.get(url).content for url in searches]
+    cache.clear()
+    assert [client.get(url).content for url in searches] == kept  # fresh pages agree
+
+
+def test_a_new_case_a_search_finds_renews_the_search(client, library, people):
+    search = "/en/cases/?q=charlie"
+    client.get(search)
+    new = CaseFactory(public_id="IL-0108", title_en="Charlie again", status="in_review")
+    refresh_search_text(Case.objects.filter(pk=new.pk))
+    workflow.case_approve(case=new, user=people[1])
+    response = client.get(search)
+    assert response["X-Cache"] == "miss" and "IL-0108" in response.content.decode()
+
+
+def test_a_match_whose_facets_change_renews_the_search_it_is_counted_in(client, library, people):
+    search = "/en/cases/?q=charlie"
+    assert "org=acme" not in client.get(search).content.decode()  # no match of Acme's
+    approve_edit(library["c"], *people, org=library["a"].org)  # Other -> Acme
+    response = client.get(search)
+    assert response["X-Cache"] == "miss"
+    assert "org=acme" in response.content.decode()
+
+
 def test_a_corrected_search_is_answered_afresh_after_any_change(client, library, people):
     search = "/en/cases/?q=charlee"  # answered as "charlie"
     assert "IL-0103" in client.get(search).content.decode()
@@ -345,6 +381,39 @@ def test_a_new_case_sharing_as_many_terms_as_the_last_similar_renews_the_case_pa
     assert response["X-Cache"] == "miss" and "Newest twin" in response.content.decode()
 
 
+def test_a_new_case_sharing_as_many_terms_as_the_last_similar_but_older_leaves_the_page_cached(
+    client, similar_library, people
+):
+    import datetime
+
+    page = "/en/cases/IL-0300/"
+    client.get(page)
+    publish_new(people[1], "IL-0323", similar_library["terms"][:2], date=datetime.date(1990, 1, 1))
+    # The finding (under load): a new case with as many shared terms renewed the page,
+    # though the similar cases of one count are the most recent, and it is older than all.
+    assert client.get(page)["X-Cache"] == "hit"
+    from django.core.cache import cache
+
+    kept = client.get(page).content
+    cache.clear()
+    assert client.get(page).content == kept  # a fresh page agrees
+
+
+def test_an_older_new_case_renews_the_page_when_the_similar_candidates_are_full(
+    client, similar_library, people
+):
+    import datetime
+
+    # Twenty candidates share both terms: a newer id at that count may push one of them
+    # out of those compared, so the page is weighed afresh.
+    for n in range(15):
+        CaseFactory(public_id=f"IL-04{n:02d}", with_terms=similar_library["terms"][:2])
+    page = "/en/cases/IL-0300/"
+    client.get(page)
+    publish_new(people[1], "IL-0324", similar_library["terms"][:2], date=datetime.date(1990, 1, 1))
+    assert client.get(page)["X-Cache"] == "miss"
+
+
 def test_a_case_with_a_term_whose_recent_cases_alone_are_compared_renews_the_case_page(
     client, similar_library, people, monkeypatch
 ):
@@ -373,10 +442,10 @@ def page_with_five_similar_after(*, older):
 def test_a_new_case_sharing_a_common_term_leaves_a_page_whose_similar_cases_are_recent(
     client, people, monkeypatch
 ):
-    # Windows of 510 recent cases a term, weighed with a margin of 500 changed cases: a
-    # term with 10 cases or more is "common". The page's five similar cases are its term's
-    # newest: a new case pushes the oldest of its window out, none of them.
-    monkeypatch.setattr("cases.public.views.SIMILAR_CANDIDATES", 510)
+    # Windows of six recent cases a term: the page's five similar cases are its first
+    # term's newest, and a new case with that term pushes an older case out of the window,
+    # none of them.
+    monkeypatch.setattr("cases.public.views.SIMILAR_CANDIDATES", 6)
     terms = page_with_five_similar_after(older=12)
     page = "/en/cases/IL-0300/"
     client.get(page)
@@ -393,12 +462,16 @@ def test_a_new_case_sharing_a_common_term_leaves_a_page_whose_similar_cases_are_
 def test_a_new_case_sharing_a_common_term_renews_a_page_whose_similar_cases_are_near_its_edge(
     client, people, monkeypatch
 ):
-    monkeypatch.setattr("cases.public.views.SIMILAR_CANDIDATES", 503)  # common from 3 cases
+    # Windows of five: the new case pushes the oldest of the five similar cases out of its
+    # first term's window, and it shares one term less.
+    monkeypatch.setattr("cases.public.views.SIMILAR_CANDIDATES", 5)
     terms = page_with_five_similar_after(older=2)
     page = "/en/cases/IL-0300/"
-    client.get(page)
+    before = client.get(page).content.decode()
     publish_new(people[1], "IL-0320", terms[:1])
-    assert client.get(page)["X-Cache"] == "miss"
+    response = client.get(page)
+    assert response["X-Cache"] == "miss"
+    assert response.content.decode() != before
 
 
 def test_a_page_stays_right_through_many_changes_each_process_checks_in_its_own_memory(
