@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from django.db import connections
 from django.db.models.functions import ExtractYear
+from django.utils.translation import override
 
 from cases.caching import public_version
 from cases.catalogue.changes import MOST_CASES, changes_between
@@ -146,7 +147,23 @@ class FacetIndex:
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("names", None)  # read again where it is needed
+        state.pop("_labels", None)
         return state
+
+    def labels(self, language):
+        """({term key: label}, {organisation slug: name}) in a language. A list shows and
+        sorts every value of its facets by them, and a term's label through its translated
+        field costs ten times a dict's lookup: made once a language, and kept by the index
+        that follows a change which leaves the terms and organisations as they were."""
+        made = self.__dict__.setdefault("_labels", {})
+        if language not in made:
+            with override(language):
+                terms = {term.pk: term.label for term in self.terms}
+            organisations = {
+                slug: org.shown_name(language) for slug, org in self._organisation_slugs.items()
+            }
+            made[language] = (terms, organisations)
+        return made[language]
 
     @cached_property
     def names(self):
@@ -338,8 +355,10 @@ def follow(index, version, pks):
         organisations = public_organisations(using)
     sets = shown_terms_only(sets, terms)
     followed = FacetIndex(version, all_public, sets, terms, organisations, using)
-    if same_terms and same_organisations and "names" in index.__dict__:
-        followed.__dict__["names"] = index.names  # the same names to search by
+    if same_terms and same_organisations:
+        for kept in ("names", "_labels"):  # the same names to search by, the same labels
+            if kept in index.__dict__:
+                followed.__dict__[kept] = index.__dict__[kept]
     return followed
 
 

@@ -81,6 +81,7 @@ def build_facets(query, counts):
     by_vocabulary = defaultdict(list)
     for term in query.terms:
         by_vocabulary[term.vocabulary].append(term)
+    term_labels, org_names = index.labels(get_language())
     orgs = {slug: index.organisation_named(slug) for slug in counts["org"]}
     # Selected organisations that no public case has (any more) still show, so they can be
     # removed, by their slug alone: nothing the public may not see is named.
@@ -93,14 +94,16 @@ def build_facets(query, counts):
         label = filterset.filters[name].label
         if vocabulary:
             values = [
-                FacetValue(t.slug, t.label, counts[name].get(t.slug, 0), t.slug in selected, t)
+                FacetValue(
+                    t.slug, term_labels[t.pk], counts[name].get(t.slug, 0), t.slug in selected, t
+                )
                 for t in by_vocabulary[vocabulary]
             ]
         elif name == "org":
             values = [
                 FacetValue(
                     slug,
-                    org.shown_name(get_language()) if org else slug,
+                    org_names[slug] if org else slug,
                     counts[name].get(slug, 0),
                     slug in selected,
                     org,

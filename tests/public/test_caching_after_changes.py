@@ -156,6 +156,32 @@ def test_relabelling_a_term_renews_every_page(client, library):
     assert "Storage disk" in client.get(urls[0]).content.decode()
 
 
+def test_the_lists_facets_name_terms_and_organisations_as_they_are_after_each_change(
+    client, library, people
+):
+    from cases.editorial.names import name_save
+
+    def sidebar(path):
+        page = client.get(path).content.decode()
+        return page[page.index('<aside class="facets"') :]
+
+    disk = library["disk"]
+    assert '<span class="facet-label">Disk</span>' in sidebar("/en/cases/")
+    assert f'<span class="facet-label">{disk.label_ko}</span>' in sidebar("/ko/cases/")
+    approve_edit(library["a"], *people, title_en="Alpha, again")  # followed, names kept
+    assert '<span class="facet-label">Disk</span>' in sidebar("/en/cases/")
+    assert f'<span class="facet-label">{disk.label_ko}</span>' in sidebar("/ko/cases/")
+    reviewer = UserFactory(role="reviewer")
+    disk.label_en = "Storage disk"
+    name_save(obj=disk, user=reviewer)
+    other = library["b"].org
+    other.name = "Other Corp"
+    name_save(obj=other, user=reviewer)
+    english = sidebar("/en/cases/")
+    assert '<span class="facet-label">Storage disk</span>' in english
+    assert '<span class="facet-label">Other Corp</span>' in english
+
+
 def test_a_search_the_change_does_not_touch_stays_cached(client, library, people):
     searches = ["/en/cases/?q=charlie", "/en/cases.json?q=charlie"]
     cache_of(client, searches)
