@@ -26,7 +26,7 @@ from cases.models import ContentVersion
 CARD_TIMEOUT = 60 * 60
 # A card known good long ago is written back with its newer version, so that its check
 # does not read ever more versions' changes.
-RECHECK_AFTER = 1000  # versions
+RECHECK_AFTER = 64  # versions
 
 
 @dataclass(frozen=True)

@@ -324,6 +324,10 @@ class ChangeLog:
     def __init__(self, keep=4096):
         self.keep = keep
         self._versions = {}  # (alias, version) -> tuple of rows, or None for "everything"
+        # (alias, old, new) -> Changes: the cards of a list, rendered together, and the
+        # pages checked at one version all ask for the same span, and a span of many
+        # versions costs as many to join.
+        self._spans = {}
         self._lock = threading.Lock()
 
     def between(self, using, old, new):
@@ -331,6 +335,16 @@ class ChangeLog:
         everything or is no longer known."""
         if old is None or new < old or new - old > KEEP_VERSIONS:
             return None
+        span = (using, old, new)
+        if span in self._spans:
+            return self._spans[span]
+        changes = self._joined(using, old, new)
+        if len(self._spans) >= self.keep:
+            self._spans.clear()
+        self._spans[span] = changes
+        return changes
+
+    def _joined(self, using, old, new):
         wanted = range(old + 1, new + 1)
         missing = [v for v in wanted if (using, v) not in self._versions]
         if missing:
@@ -378,6 +392,7 @@ class ChangeLog:
     def clear(self):
         with self._lock:
             self._versions.clear()
+            self._spans.clear()
 
 
 log = ChangeLog()
