@@ -43,6 +43,16 @@ def cache_of(client, urls):
     return {url: client.get(url)["X-Cache"] for url in urls}
 
 
+def assert_kept_and_right(client, *urls):
+    """Each page comes from the cache, and is what rendering it afresh makes."""
+    from django.core.cache import cache
+
+    assert cache_of(client, urls) == dict.fromkeys(urls, "hit")
+    kept = [client.get(url).content for url in urls]
+    cache.clear()
+    assert [client.get(url).content for url in urls] == kept
+
+
 def test_a_corrected_text_leaves_the_pages_that_do_not_show_it_cached(client, library, people):
     kept = ["/en/cases/IL-0102/", "/en/cases/IL-0102.json", "/en/cases/?org=other"]
     renewed = ["/en/cases/IL-0101/", "/en/cases/IL-0101.json", "/en/cases/", "/en/cases/?org=acme"]
@@ -207,12 +217,7 @@ def test_a_new_case_a_search_does_not_find_leaves_the_search_cached(client, libr
     workflow.case_approve(case=new, user=people[1])
     # The finding (under load): every new case renewed every search, though no search's
     # counts are over cases it does not find.
-    assert cache_of(client, searches) == dict.fromkeys(searches, "hit")
-    from django.core.cache import cache
-
-    kept = [client.get(url).content for url in searches]
-    cache.clear()
-    assert [client.get(url).content for url in searches] == kept  # fresh pages agree
+    assert_kept_and_right(client, *searches)
 
 
 def test_a_new_case_a_search_finds_renews_the_search(client, library, people):
@@ -417,12 +422,7 @@ def test_a_new_case_sharing_as_many_terms_as_the_last_similar_but_older_leaves_t
     publish_new(people[1], "IL-0323", similar_library["terms"][:2], date=datetime.date(1990, 1, 1))
     # The finding (under load): a new case with as many shared terms renewed the page,
     # though the similar cases of one count are the most recent, and it is older than all.
-    assert client.get(page)["X-Cache"] == "hit"
-    from django.core.cache import cache
-
-    kept = client.get(page).content
-    cache.clear()
-    assert client.get(page).content == kept  # a fresh page agrees
+    assert_kept_and_right(client, page)
 
 
 def test_an_older_new_case_renews_the_page_when_the_similar_candidates_are_full(
@@ -477,12 +477,7 @@ def test_a_new_case_sharing_a_common_term_leaves_a_page_whose_similar_cases_are_
     client.get(page)
     publish_new(people[1], "IL-0320", terms[:1])
     # The finding (under load): a term this common renewed every page that has it.
-    assert client.get(page)["X-Cache"] == "hit"
-    from django.core.cache import cache
-
-    kept = client.get(page).content
-    cache.clear()
-    assert client.get(page).content == kept  # a fresh page agrees
+    assert_kept_and_right(client, page)
 
 
 def test_a_new_case_sharing_a_common_term_renews_a_page_whose_similar_cases_are_near_its_edge(
