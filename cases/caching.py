@@ -159,7 +159,7 @@ def cache_public_page(view):
 
 def still_good(entry, version):
     """Whether a cached entry, last known good at its version, is good at `version`."""
-    _rendered, checked, shows, *_page = entry
+    rendered, checked, shows, *_page = entry
     if checked == version:
         return True
     if shows is None:
@@ -170,7 +170,11 @@ def still_good(entry, version):
     changes = changes_between(using, checked, version)
     if changes is None:
         return False
-    return not changes.touch(**shows, using=using)
+    since_rendered = None
+    if shows.get("similar") is not None:  # (its spare room is for every case since)
+        since_rendered = changes_between(using, rendered, version)
+    listed = since_rendered.listed_as if since_rendered is not None else None
+    return not changes.touch(**shows, using=using, listed_since_rendered=listed)
 
 
 # An entry is kept as two values: what it is (small, written again when a change leaves it

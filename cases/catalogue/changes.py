@@ -160,19 +160,24 @@ class Changes:
         similar=None,
         search=None,
         using="default",
+        listed_since_rendered=None,
     ):
         """Whether a page may have changed that shows `cases`; that lists the public cases
         (`listing`), those its facet `filters` select (see cases.catalogue.paging.
         facet_filters; None: any) with the counts of each facet's values (`counted`); that
         lists a case's `similar` cases (a SimilarShown); or that lists the first matches of
-        `search` (a ShownSearch)."""
+        `search` (a ShownSearch). `listed_since_rendered`: the listed states of the changes
+        since the page was rendered (Changes.listed_as), for its similar cases."""
         if self.cases.intersection(cases):
             return True
         # A search lists and counts only what it finds: ShownSearch weighs its listed cases.
         if listing and self.listed and search is None and self._lists(filters, counted):
             return True
+        # Every state a listed case had since the page was rendered may have come among
+        # its similar cases' compared (SimilarShown.spare); unknown: as many as can be.
+        states = len(listed_since_rendered) if listed_since_rendered is not None else None
         if similar is not None and any(
-            similar.touched_by(state, using) for state in self.listed_as
+            similar.touched_by(state, using, states) for state in self.listed_as
         ):
             return True
         return (
@@ -206,8 +211,9 @@ class SimilarShown:
     """The similar cases of a case with `terms`, as its cached page shows them (`shown`,
     their primary keys): a case comes onto them with `at_least` terms in common (as many
     as the last shown, on a full list), and only if it is more recent than that one
-    (`last_date`, an ISO date) when as many are compared as can be (not `room`: a case
-    with a newer key may then push a shown one out of those compared). Each term
+    (`last_date`, an ISO date) when more such cases come than there is room for among
+    those compared (`spare`: past it, a case with a newer key pushes one out, which may
+    be a shown one). Each term
     compares only its most recent cases (cases.public.views.similar_cases): a case
     coming or going moves that window, and may move a shown case out of it, or an older
     one into it."""
@@ -216,18 +222,20 @@ class SimilarShown:
     at_least: int
     shown: frozenset = frozenset()
     last_date: str | None = None
-    room: bool = False
+    spare: int = 0
 
-    def touched_by(self, state, using):
+    def touched_by(self, state, using, states=None):
         """Whether a listed case, in a state it had or has (CaseState.facets), may be
         among the similar cases, or may have been. A case that arrived (it was not public
         before) pushes the oldest case of each of its terms' windows out: that changes
         the page only if a shown case is among the oldest (past the window's edge); a
-        case leaving lets an older one in, whatever it shares, and is weighed as before."""
+        case leaving lets an older one in, whatever it shares, and is weighed as before.
+        `states`: how many listed states the changes since the page was rendered have,
+        each of which may have come among the compared (None: unknown)."""
         shared = self.terms & {*state["term"], state["cause"]}
         if len(shared) > self.at_least:
             return True
-        if len(shared) == self.at_least and not self._ranks_below_the_last(state):
+        if len(shared) == self.at_least and not self._ranks_below_the_last(state, states):
             return True
         edges = [edge for term in shared if (edge := window_edge(term, using)) is not None]
         if not edges:
@@ -237,11 +245,14 @@ class SimilarShown:
             return any(oldest < edge for edge in edges)
         return True
 
-    def _ranks_below_the_last(self, state):
+    def _ranks_below_the_last(self, state, states):
         """Whether a case with as many shared terms as the last shown ranks below it
-        (older; a tie may go either way) and pushes none of the compared out."""
+        (older; a tie may go either way), and it and the others that came with it push
+        none of the compared out."""
         date = state.get("date")  # (rows from before dates were kept have none)
-        return bool(self.room and self.last_date and date and date < self.last_date)
+        if states is None or states > self.spare:
+            return False
+        return bool(self.last_date and date and date < self.last_date)
 
 
 _window_edges = {}  # (alias, version, term) -> key or None: asked once a version a process

@@ -321,11 +321,11 @@ def similar_cases(case, limit=SIMILAR_CASES, linked=frozenset()):
     # compared (the query's LIMIT, ordered by count and key).
     full = len(cases) == limit
     at_least = shared[cases[-1].pk] if full else 1
-    room = sum(count >= at_least for count in shared.values()) < compared
+    spare = compared - sum(count >= at_least for count in shared.values())
     last_date = cases[-1].date.isoformat() if full else None
     shown = frozenset(c.pk for c in cases)
     return Similar(
-        cases, SimilarShown(frozenset(term_ids), at_least, shown, last_date=last_date, room=room)
+        cases, SimilarShown(frozenset(term_ids), at_least, shown, last_date=last_date, spare=spare)
     )
 
 

@@ -440,6 +440,32 @@ def test_an_older_new_case_renews_the_page_when_the_similar_candidates_are_full(
     assert client.get(page)["X-Cache"] == "miss"
 
 
+def test_older_new_cases_renew_the_page_once_they_push_a_shown_case_out_of_the_compared(
+    client, people
+):
+    import datetime
+
+    # Twenty cases are compared, by shared terms and then newest key first; eighteen share
+    # both terms with IL-0300, and IL-0301, the first made, is the most recent of them.
+    terms = [TermFactory(vocabulary="component", slug=f"part-{n}") for n in range(2)]
+    CaseFactory(public_id="IL-0300", with_terms=terms)
+    CaseFactory(public_id="IL-0301", with_terms=terms, date=datetime.date(2030, 1, 1))
+    for n in range(17):
+        CaseFactory(public_id=f"IL-04{n:02d}", with_terms=terms)
+    page = "/en/cases/IL-0300/"
+    assert "IL-0301" in client.get(page).content.decode()
+    older = datetime.date(1990, 1, 1)
+    publish_new(people[1], "IL-0501", terms, date=older)
+    assert client.get(page)["X-Cache"] == "hit"  # nineteen compared
+    publish_new(people[1], "IL-0502", terms, date=older)
+    assert client.get(page)["X-Cache"] == "hit"  # twenty
+    publish_new(people[1], "IL-0503", terms, date=older)
+    # The third since the page was rendered pushes IL-0301, the oldest key, out.
+    response = client.get(page)
+    assert response["X-Cache"] == "miss"
+    assert "IL-0301" not in response.content.decode()
+
+
 def test_a_case_with_a_term_whose_recent_cases_alone_are_compared_renews_the_case_page(
     client, similar_library, people, monkeypatch
 ):
