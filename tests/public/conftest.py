@@ -6,7 +6,7 @@ import pytest
 
 from cases.models import Case, Vocabulary
 from cases.search.text import refresh_search_text
-from tests.factories import CaseFactory, OrganisationFactory, TermFactory
+from tests.factories import CaseFactory, OrganisationFactory, TermFactory, UserFactory
 
 
 @pytest.fixture
@@ -88,3 +88,9 @@ def library(terms):
     }
     refresh_search_text(Case.objects.all())
     return cases
+
+
+@pytest.fixture
+def people():
+    """An editor and a reviewer."""
+    return UserFactory(role="editor"), UserFactory(role="reviewer")
