@@ -210,13 +210,12 @@ def missed(state, filters):
 class SimilarShown:
     """The similar cases of a case with `terms`, as its cached page shows them (`shown`,
     their primary keys): a case comes onto them with `at_least` terms in common (as many
-    as the last shown, on a full list), and only if it is more recent than that one
-    (`last_date`, an ISO date) when more such cases come than there is room for among
-    those compared (`spare`: past it, a case with a newer key pushes one out, which may
-    be a shown one). Each term
-    compares only its most recent cases (cases.public.views.similar_cases): a case
-    coming or going moves that window, and may move a shown case out of it, or an older
-    one into it."""
+    as the last shown, on a full list), and with as many only if it is more recent than
+    that one (`last_date`, an ISO date), unless more such cases came than there is room
+    for among those compared (`spare`: past it, a case with a newer key pushes one out,
+    which may be a shown one). Each term compares only its most recent cases
+    (cases.public.views.similar_cases): a case coming or going moves that window, and
+    may move a shown case out of it, or an older one into it."""
 
     terms: frozenset
     at_least: int

@@ -189,10 +189,8 @@ class CatalogueQuery(SearchAnswers):
             return page
 
         cases = self.cases if ordering is None else self.cases.order_by(*ordering)
-        if self.valid and not any(self.data.get(name) for name in DATES):  # (dates: SQL's)
-            cases = self._by_keys_if_few(
-                cases, faceted(self.filterset, self.index, self.index.public)
-            )
+        if not any(self.data.get(name) for name in DATES):  # (dates: a query of their own)
+            cases = self._by_keys_if_few(cases, self.listed())
         rows = cases.values(*fields) if fields else cases.values_list("pk", flat=True)
         page = Paginator(rows, size).get_page(number)
         page.object_list = list(page.object_list)  # no search: nothing to plan
