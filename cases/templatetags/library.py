@@ -38,14 +38,21 @@ def with_query(request, query):
     return f"{request.path}?{encoded}" if encoded else request.path
 
 
+def toggled(query, name, value):
+    """A copy of `query` ({name: [values]}) with `value` added to `name`'s values, or
+    removed if it was there."""
+    values = query.get(name, [])
+    return {
+        **query,
+        name: [v for v in values if v != value] if value in values else [*values, value],
+    }
+
+
 @register.simple_tag(takes_context=True)
 def toggle_url(context, name, value):
     """The current page with one facet value added, or removed if it was there."""
     request = context["request"]
-    query = current_query(request)
-    values = query.get(name, [])
-    query[name] = [v for v in values if v != value] if value in values else values + [value]
-    return with_query(request, query)
+    return with_query(request, toggled(current_query(request), name, value))
 
 
 @register.simple_tag(takes_context=True)

@@ -11,7 +11,7 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from cases.templatetags.library import current_query, term_label, with_query
+from cases.templatetags.library import current_query, term_label, toggled, with_query
 
 register = template.Library()
 
@@ -27,17 +27,12 @@ def facet_values(context, facet):
     count, and the link to the rest."""
     request = context["request"]
     query = current_query(request)
-    chosen = query.get(facet.name, [])
     items = []
     for value in facet.shown:
-        toggled = dict(query)
-        if value.slug in chosen:
-            toggled[facet.name] = [v for v in chosen if v != value.slug]
-        else:
-            toggled[facet.name] = [*chosen, value.slug]
         selected = value.selected
+        href = with_query(request, toggled(query, facet.name, value.slug))
         items.append(
-            f'\n          <li><a href="{escape(with_query(request, toggled))}" '
+            f'\n          <li><a href="{escape(href)}" '
             f'class="facet-value{" selected" if selected else ""}"'
             f"{' aria-current="true"' if selected else ''}>\n"
             f'            <span class="facet-check" aria-hidden="true">{"✓" if selected else ""}'
@@ -50,8 +45,7 @@ def facet_values(context, facet):
     html = f"<ul>\n          {''.join(items)}\n        </ul>\n        "
     hidden = facet.hidden_count
     if hidden:
-        expand = dict(query)
-        expand["expand"] = [*query.get("expand", []), facet.name]
+        expand = toggled(query, "expand", facet.name)
         more = ngettext("Show %(counter)s more", "Show %(counter)s more", hidden)
         html += (
             f'<a class="facet-more" href="{escape(with_query(request, expand))}">'
