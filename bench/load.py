@@ -355,24 +355,32 @@ def warm(base_url, paths, threads=8):
 
 
 def start(args, env, log):
-    return subprocess.Popen(
+    # Its output goes to a file, not a pipe: nothing reads a pipe while the row runs, and an
+    # import that says much (its possible duplicates) would block on a full one, unfinished.
+    output = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 (closed by finish)
+    process = subprocess.Popen(
         args,
         cwd=ROOT,
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=output,
         stderr=log,
         text=True,
         start_new_session=True,  # its own group: stopped as a whole, not by Ctrl-C
     )
+    process.output = output
+    return process
 
 
 def finish(process, what, timeout=STEP_TIMEOUT):
     """Wait for a background writer or import; its output, or fail the run."""
     try:
-        output, _ = process.communicate(timeout=timeout)
+        process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         stop(process)
         raise SystemExit(f"{what} did not finish") from None
+    with process.output:
+        process.output.seek(0)
+        output = process.output.read()
     if process.returncode != 0:
         raise SystemExit(f"{what} failed (status {process.returncode})")
     return output
@@ -400,6 +408,11 @@ def main():
         "--without-import",
         action="store_true",
         help="only the rows of reads and writes, printed (bench/RESULTS.md is left as it is)",
+    )
+    parser.add_argument(
+        "--without-writes",
+        action="store_true",
+        help="leave out the rows of corrections and new cases (printed, as --without-import)",
     )
     options = parser.parse_args()
 
@@ -489,7 +502,8 @@ def main():
                 warm(base_url, walks[walk])  # the rows compare pages cached alike
                 reads[walk], _ = measured(walk)
                 rows.append(row(walk, PHASES["reads"], reads[walk], reads[walk], ""))
-                for seed, mode in enumerate(("corrections", "new-cases"), start=1):
+                modes = () if options.without_writes else ("corrections", "new-cases")
+                for seed, mode in enumerate(modes, start=1):
                     writer = start(
                         [
                             sys.executable,
@@ -538,7 +552,7 @@ def main():
             for process in background:
                 stop(process)
             stop(server)
-    if not options.without_import:
+    if not (options.without_import or options.without_writes):
         write_section(section)
     print(section)
     if errors:
