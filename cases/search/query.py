@@ -27,15 +27,47 @@ def matching_entries(plan, using):
     return apply_plan(entries, plan, connections[using].vendor)
 
 
+# The SQL of a plan's matches, by (plan, ordering, database): a cached search page asks
+# order_keys of its plan after every change, in every process, and building the query
+# took ten times as long as running it (2 ms against 0.1).
+_found_sql = {}
+FOUND_SQL_KEPT = 1024
+
+
+def _found(plan, ordering, using):
+    """(sql, params) selecting the case id and `ordering`'s columns of every public case
+    `plan` finds."""
+    key = (plan, tuple(ordering), using)
+    found = _found_sql.get(key)
+    if found is None:
+        from cases.models import SearchEntry
+
+        entries = SearchEntry.objects.using(using).public_for_search()
+        columns = [name.lstrip("-") for name in ordering]
+        rows = apply_plan(entries, plan, connections[using].vendor).values_list("case_id", *columns)
+        found = rows.query.sql_with_params()
+        if len(_found_sql) >= FOUND_SQL_KEPT:
+            _found_sql.clear()
+        _found_sql[key] = found
+    return found
+
+
 def order_keys(plan, pks, ordering, using):
     """{pk: its values of `ordering`'s columns} for the public cases among `pks` that
     `plan` finds (`relevance` is the plan's)."""
-    from cases.models import SearchEntry
-
-    entries = SearchEntry.objects.using(using).public_for_search().filter(case_id__in=pks)
-    columns = [name.lstrip("-") for name in ordering]
-    rows = apply_plan(entries, plan, connections[using].vendor).values_list("case_id", *columns)
-    return {pk: tuple(values) for pk, *values in rows}
+    pks = list(dict.fromkeys(pks))
+    if not pks:
+        return {}
+    sql, params = _found(plan, ordering, using)
+    # Both databases push the outer condition into the query it wraps: an index lookup of
+    # these cases, never a scan of every match.
+    marks = ", ".join(["%s"] * len(pks))
+    with connections[using].cursor() as cursor:
+        cursor.execute(
+            f"SELECT * FROM ({sql}) found WHERE found.case_id IN ({marks})",  # noqa: S608 (only placeholders)
+            [*params, *pks],
+        )
+        return {pk: tuple(values) for pk, *values in cursor.fetchall()}
 
 
 def search(queryset, query, plan=None):
