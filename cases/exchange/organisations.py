@@ -31,6 +31,9 @@ class Match:
         return f"{self.given_name} → {self.name} ({self.slug})"
 
 
+SLUGS_LOOKED_UP = 8
+
+
 class OrganisationMatcher:
     """Every known organisation by each of its names; `resolve` a case's against them."""
 
@@ -39,6 +42,7 @@ class OrganisationMatcher:
         self.by_key = {}  # name_key of a name, alias or slug -> (name, slug)
         self.matches = {}  # (given name, given slug) -> Match, for the report
         self.loaded = False
+        self.looked_up = 0  # slugs asked of the database one by one, before loading all
 
     def load(self):
         """Learn the library's organisations, at the first valid case (an input with none
@@ -56,6 +60,14 @@ class OrganisationMatcher:
             if key := name_key(redirect.old_name):
                 self.by_key.setdefault(key, target)
 
+    def known_slug(self, slug):
+        """(name, slug) of the library's organisation whose own slug is `slug`, or None."""
+        self.looked_up += 1
+        found = Organisation.objects.filter(slug=slug).values_list("name", "slug").first()
+        if found is not None:
+            self.by_slug[slug] = found = tuple(found)
+        return found
+
     def learn(self, name, slug, other_names=()):
         entry = (name, slug)
         self.by_slug.setdefault(slug, entry)
@@ -66,13 +78,16 @@ class OrganisationMatcher:
     def resolve(self, name, slug):
         """(the name, the slug) of the organisation a case naming it `name` (`slug`) means,
         a new one if none is known yet."""
-        if not self.loaded:
-            self.load()
-        found = (
-            self.by_slug.get(slug)
-            or self.by_key.get(name_key(name))
-            or self.by_key.get(name_key(slug))
-        )
+        found = self.by_slug.get(slug)
+        if found is None and not self.loaded:
+            # A library's own slug wins before any name, so a case naming a known one
+            # (nearly every case an editor writes) needs that organisation alone; a run
+            # naming many reads them all at once.
+            found = self.known_slug(slug) if self.looked_up < SLUGS_LOOKED_UP else None
+            if found is None:
+                self.load()
+                found = self.by_slug.get(slug)
+        found = found or self.by_key.get(name_key(name)) or self.by_key.get(name_key(slug))
         if found is None:
             self.learn(name, slug)
             return name, slug

@@ -166,3 +166,56 @@ def test_any_respelling_of_a_known_name_matches_it(data, name):
     OrganisationFactory(slug="known", name=name)
     other = data.draw(respelled(name))
     assert OrganisationMatcher().resolve(other, "some-other-slug") == (name, "known")
+
+
+# An editor's one case reads its organisation alone: loading every organisation to match it
+# was a fifth of the writer's time for a new case in `make load` (issue #21).
+@pytest.fixture
+def known_organisations():
+    from cases.models import OrganisationRedirect
+
+    OrganisationFactory.create_batch(5)
+    gitlab = OrganisationFactory(slug="gitlab", name="GitLab", aliases_en="Git Lab")
+    meta = OrganisationFactory(slug="meta", name="Meta", aliases_ko="페이스북")
+    OrganisationRedirect.objects.create(old_slug="facebook", old_name="Facebook", organisation=meta)
+    # A slug that is another organisation's old name: its own slug must still win.
+    OrganisationFactory(slug="git-lab", name="Git Lab Tools")
+    return gitlab
+
+
+def test_a_case_naming_a_known_slug_reads_that_organisation_alone(
+    known_organisations, django_assert_num_queries
+):
+    from cases.exchange.organisations import OrganisationMatcher
+
+    matcher = OrganisationMatcher()
+    with django_assert_num_queries(1):
+        assert matcher.resolve("Gitlab", "gitlab") == ("GitLab", "gitlab")
+        assert matcher.resolve("GitLab", "gitlab") == ("GitLab", "gitlab")
+    assert matcher.said() == ["Gitlab → GitLab (gitlab)"]
+
+
+SPELLINGS = [
+    ("GitLab", "gitlab"),
+    ("Gitlab", "git-lab"),
+    ("Git Lab", "somewhere"),
+    ("Facebook", "facebook"),
+    ("페이스북", "fb"),
+    ("Meta", "meta"),
+    ("New Co", "new-co"),
+    ("new co", "newco"),
+    ("Organisation 1", "organisation-1"),
+    ("Unknown", "organisation-2"),
+] + [(f"Organisation {n}", f"organisation-{n}") for n in range(3, 12)]
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(SPELLINGS), max_size=14))
+def test_reading_slugs_one_by_one_matches_as_reading_them_all(known_organisations, spellings):
+    from cases.exchange.organisations import OrganisationMatcher
+
+    lazy, eager = OrganisationMatcher(), OrganisationMatcher()
+    eager.load()
+    for name, slug in spellings:
+        assert lazy.resolve(name, slug) == eager.resolve(name, slug), (name, slug)
+    assert lazy.said() == eager.said()
