@@ -40,11 +40,8 @@ def _found(plan, ordering, using):
     key = (plan, tuple(ordering), using)
     found = _found_sql.get(key)
     if found is None:
-        from cases.models import SearchEntry
-
-        entries = SearchEntry.objects.using(using).public_for_search()
         columns = [name.lstrip("-") for name in ordering]
-        rows = apply_plan(entries, plan, connections[using].vendor).values_list("case_id", *columns)
+        rows = matching_entries(plan, using).values_list("case_id", *columns)
         found = rows.query.sql_with_params()
         if len(_found_sql) >= FOUND_SQL_KEPT:
             _found_sql.clear()

@@ -5,12 +5,10 @@ plan, whichever plans were asked before."""
 import datetime
 
 import pytest
-from django.db import connection
 
 from cases.catalogue.ranking import comparable
 from cases.models import Case
 from cases.search import query as search_query
-from cases.search.matching import apply_plan
 from cases.search.parsing import parse
 from tests.factories import CaseFactory, OrganisationFactory
 
@@ -55,11 +53,9 @@ def cases():
 
 
 def built_afresh(plan, pks, ordering):
-    from cases.models import SearchEntry
-
-    entries = SearchEntry.objects.public_for_search().filter(case_id__in=pks)
     columns = [name.lstrip("-") for name in ordering]
-    rows = apply_plan(entries, plan, connection.vendor).values_list("case_id", *columns)
+    entries = search_query.matching_entries(plan, "default").filter(case_id__in=pks)
+    rows = entries.values_list("case_id", *columns)
     return {pk: comparable(values) for pk, *values in rows}
 
 
