@@ -30,6 +30,7 @@ from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import quote_etag
 
 from .models import ContentVersion
+from .rendering_ahead import RENDERED_AHEAD, note_read
 
 PAGE_TIMEOUT = 60 * 60
 # The form of a cached entry, in its key: a release that changes it never reads an older
@@ -222,6 +223,13 @@ def last_known_good(key, entry, token):
     return entry
 
 
+def forget_versions():
+    """Drop this process's memory of versions: the last read, and which entries were good
+    at which (a version number a rolled-back transaction used is used again)."""
+    _known_good.clear()
+    _last_read.clear()
+
+
 def mark_checked(key, entry, token, version, shared_at):
     """Say an entry is good at `version`: here, and in the shared cache if that says so of
     a version long past, or if the check asked the database (a search's)."""
@@ -268,7 +276,8 @@ def rendered_by_another(lock, key, version):
 
 
 def cached_response(request, version, view, *args, **kwargs):
-    digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
+    full_path = request.get_full_path()
+    digest = hashlib.sha256(full_path.encode()).hexdigest()
     key = f"public-page:{PAGE_FORMAT}:{digest}"
     lock = f"{key}:rendering:{version}"
     entry, token = read_entry(key)
@@ -308,6 +317,8 @@ def cached_response(request, version, view, *args, **kwargs):
             cache.delete(lock)  # (another's, if this one waited in vain: no harm)
         rendered = version
         response["X-Cache"] = "miss"
+    if response.status_code == 200 and RENDERED_AHEAD not in request.META:
+        note_read(request, full_path)  # (which pages a large import renders ahead)
     # Browsers and shared caches (a CDN) may keep the page but must ask again before they
     # show it: while the page has not changed, its ETag gets a 304, for a query or two.
     response["ETag"] = quote_etag(f"{rendered}-{digest[:32]}")

@@ -10,6 +10,8 @@ from contextvars import ContextVar
 
 from django.conf import settings
 
+from cases.rendering_ahead import RENDERED_AHEAD
+
 REPLICA = "replica"
 _public_read = ContextVar("public_read", default=False)
 
@@ -42,6 +44,8 @@ class ReadReplicaMiddleware:
             and request.method in ("GET", "HEAD")
             and not request.path.startswith("/admin/")
             and not request.user.is_authenticated  # read from the primary: sessions live there
+            # A page an import renders ahead shows the content of its transaction.
+            and RENDERED_AHEAD not in request.META
         )
         token = _public_read.set(public_read)
         try:

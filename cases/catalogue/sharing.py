@@ -11,9 +11,9 @@ the version it reads.
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 
 from cases.caching import once_across_processes
+from cases.rendering_ahead import writes_seen_when_committed
 
 KEPT = 60 * 60  # seconds a shared index stays in the cache
 WAIT = 5.0  # seconds a process waits for another's index before building its own
@@ -56,4 +56,5 @@ def share_when_committed(using, version, build):
     if not settings.FACET_INDEX_SHARED:
         return
     index = build(using, version)
-    transaction.on_commit(lambda: cache.set(_key(using, version), index, KEPT), using=using)
+    with writes_seen_when_committed(using):  # (and this process's pages rendered ahead)
+        cache.set(_key(using, version), index, KEPT)

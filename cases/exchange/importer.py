@@ -22,6 +22,7 @@ from cases.editorial.duplicates import resemblances
 from cases.editorial.transitions import imported_state, record_import
 from cases.exchange.priority import below_readers
 from cases.models import Case
+from cases.rendering_ahead import forget_rendered_ahead, render_ahead, writes_seen_when_committed
 from cases.search.text import case_words, remember_words
 
 from .locking import exclusive_import
@@ -147,6 +148,9 @@ class ImportResult:
     # Written cases that look like another (cases.editorial.duplicates): warnings, for an
     # editor to merge or leave.
     duplicates: list = dataclasses.field(default_factory=list)
+    # The most-read pages rendered before the commit, after a change of everything
+    # (cases.rendering_ahead.RenderedAhead).
+    rendered_ahead: object = None
 
     def counts(self):
         return {
@@ -299,6 +303,7 @@ class CaseImporter:
         total = self.validate()
         result = ImportResult(matched_organisations=self.organisations.said())
         self.term_matcher = TermMatcher()
+        renders_ahead = False
         try:
             with transaction.atomic():
                 limit_import_statements()
@@ -333,9 +338,16 @@ class CaseImporter:
                 if written:
                     version = public_content_changed(before)
                     if before is None:  # every process needs a new index: build it once
-                        share_when_committed(connection.alias, version, build_index)
+                        renders_ahead = True
+                        with writes_seen_when_committed(connection.alias):
+                            share_when_committed(connection.alias, version, build_index)
+                            result.rendered_ahead = render_ahead(connection.alias)
         except _DryRunRollback:
             return result
+        except BaseException:
+            if renders_ahead:  # (its commit failed, or the rendering itself)
+                forget_rendered_ahead()
+            raise
         if written >= ANALYZE_AFTER:
             mark_rows_visible()
         return result

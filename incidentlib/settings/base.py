@@ -207,6 +207,13 @@ else:
 FACET_INDEX_SHARED = os.environ.get(
     "FACET_INDEX_SHARED", "1" if os.environ.get("REDIS_URL") else "0"
 ) in ("1", "true", "yes")
+# A change of everything (a large import) renders the most-read pages before it commits,
+# this many at most and for this long (cases/rendering_ahead.py); only where the app servers
+# share the cache it puts them in.
+RENDER_AHEAD_PAGES = int(
+    os.environ.get("RENDER_AHEAD_PAGES", "100" if os.environ.get("REDIS_URL") else "0")
+)
+RENDER_AHEAD_SECONDS = float(os.environ.get("RENDER_AHEAD_SECONDS", "20"))
 
 # --- Security headers (every environment; HTTPS-only ones are in production.py) ---------
 

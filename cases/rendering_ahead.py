@@ -1,0 +1,297 @@
+"""A change of everything renders the most-read pages before it commits.
+
+After a large import every cached page is renewed at once (cases.caching): the app
+servers' workers all render the pages readers ask for in the same seconds, and readers
+wait for them (at 50,000 cases, the 80 most-read pages and their searches took over four
+seconds of one process). So the import renders them itself, inside its transaction, where
+it already sees the content as it will be; with its priority (cases.exchange.priority),
+on the CPU readers leave. What it renders reaches the shared cache only as the
+transaction commits (`writes_seen_when_committed`): a rolled-back import leaves the cache
+as it was, and no reader ever gets a page of content that is not yet public.
+
+Which pages: each process counts the pages it serves (`note_read`) and adds its counts now
+and then to a register in the shared cache, where older reads count for less. Only where
+the app servers share a cache (Redis): an importer's own memory is no use to them.
+Limits: settings.RENDER_AHEAD_PAGES pages, RENDER_AHEAD_SECONDS in all.
+"""
+
+import heapq
+import io
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from urllib.parse import unquote_to_bytes
+
+from django.conf import settings
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.handlers.base import BaseHandler
+from django.core.handlers.wsgi import WSGIRequest
+from django.db import transaction
+
+# Set in the WSGI environ of a page rendered ahead: a key no HTTP header can become (they
+# arrive as HTTP_...). Its request reads the primary and runs under the import's limits.
+RENDERED_AHEAD = "incidentlib.rendered_ahead"
+
+MOST_READ_KEY = "public-most-read"
+MOST_READ_KEPT = 500  # pages the register keeps
+MOST_READ_TIMEOUT = 24 * 60 * 60
+READS_SHARED_EVERY = 500  # reads a process counts before it adds them to the register
+HALF_LIFE = 10 * 60  # seconds after which a read counts half as much
+READS_COUNTED_HERE = 5_000  # distinct pages a process counts before it shares early
+
+_reads = Counter()  # (path, host, secure) -> reads here since last shared
+_reads_lock = threading.Lock()
+
+
+def note_read(request, full_path):
+    """Count a page an anonymous reader was served."""
+    if not settings.RENDER_AHEAD_PAGES:
+        return
+    page = (full_path, request.get_host(), request.is_secure())
+    with _reads_lock:
+        _reads[page] += 1
+        due = _reads.total() >= READS_SHARED_EVERY or len(_reads) >= READS_COUNTED_HERE
+        counted = dict(_reads) if due else None
+        if due:
+            _reads.clear()
+    if counted:
+        share_reads(counted)
+
+
+def share_reads(counted, now=None):
+    """Add a process's counts to the shared register. Two processes adding at once may
+    lose one's counts: it only ranks pages, and the next reads count again."""
+    cache = caches[DEFAULT_CACHE_ALIAS]
+    now = time.time() if now is None else now
+    shared = cache.get(MOST_READ_KEY)
+    merged = {}
+    if shared is not None:
+        at, reads = shared
+        weight = 0.5 ** (max(0.0, now - at) / HALF_LIFE)
+        merged = {page: count * weight for page, count in reads.items()}
+    for page, count in counted.items():
+        merged[page] = merged.get(page, 0) + count
+    kept = dict(heapq.nlargest(MOST_READ_KEPT, merged.items(), key=lambda item: item[1]))
+    cache.set(MOST_READ_KEY, (now, kept), MOST_READ_TIMEOUT)
+
+
+def most_read():
+    """The pages of the register, most read first: (path, host, secure)."""
+    shared = caches[DEFAULT_CACHE_ALIAS].get(MOST_READ_KEY)
+    if shared is None:
+        return []
+    _at, reads = shared
+    return sorted(reads, key=lambda page: -reads[page])
+
+
+# --- cache writes the public sees as the transaction commits ------------------------------
+
+
+class _Gone:
+    pass
+
+
+GONE = _Gone()
+
+
+class WritesOnCommit:
+    """The default cache as this thread sees it while a transaction renders ahead: reads
+    find this thread's own writes first, then the shared cache; `set`s reach the shared
+    cache when the transaction commits, and never if it rolls back. What is only this
+    render's business stays here: `add` (locks), `incr` (counters) and deletes."""
+
+    def __init__(self, shared):
+        self.shared = shared
+        self.kept = {}  # key -> (value, timeout): for the shared cache on commit
+        self.here = {}  # key -> value, or GONE: for this thread only
+
+    def _found(self, key):
+        if key in self.here:
+            return self.here[key]
+        if key in self.kept:
+            return self.kept[key][0]
+        return None
+
+    def get(self, key, default=None, version=None):
+        if key in self.here or key in self.kept:
+            found = self._found(key)
+            return default if found is GONE or found is None else found
+        return self.shared.get(key, default, version=version)
+
+    def get_many(self, keys, version=None):
+        keys = list(keys)
+        elsewhere = [key for key in keys if key not in self.here and key not in self.kept]
+        found = self.shared.get_many(elsewhere, version=version) if elsewhere else {}
+        for key in keys:
+            if key not in elsewhere:
+                value = self._found(key)
+                if value is not GONE and value is not None:
+                    found[key] = value
+        return found
+
+    def has_key(self, key, version=None):
+        return self.get(key, GONE) is not GONE
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        self.here.pop(key, None)
+        self.kept[key] = (value, timeout)
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+        for key, value in data.items():
+            self.set(key, value, timeout)
+        return []
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        if self.has_key(key):
+            return False
+        self.here[key] = value
+        return True
+
+    def incr(self, key, delta=1, version=None):
+        value = self.get(key)
+        if value is None:
+            raise ValueError(f"Key '{key}' not found")
+        self.here[key] = value + delta
+        return value + delta
+
+    def delete(self, key, version=None):
+        found = self.has_key(key)
+        self.kept.pop(key, None)
+        self.here[key] = GONE
+        return found
+
+    def delete_many(self, keys, version=None):
+        for key in keys:
+            self.delete(key)
+
+    def close(self, **kwargs):
+        pass
+
+    def commit(self):
+        by_timeout = {}
+        for key, (value, timeout) in self.kept.items():
+            by_timeout.setdefault(timeout, {})[key] = value
+        for timeout, data in by_timeout.items():
+            self.shared.set_many(data, timeout)
+
+
+class writes_seen_when_committed:
+    """In a transaction of `using`: the default cache's writes made in this block are seen
+    by this thread at once and by everyone else when the transaction commits. Nested, the
+    inner block joins the outer."""
+
+    def __init__(self, using):
+        self.using = using
+        self.installed = None
+
+    def __enter__(self):
+        current = caches[DEFAULT_CACHE_ALIAS]
+        if isinstance(current, WritesOnCommit):
+            return current
+        self.installed = WritesOnCommit(current)
+        caches[DEFAULT_CACHE_ALIAS] = self.installed
+        transaction.on_commit(self.installed.commit, using=self.using)
+        return self.installed
+
+    def __exit__(self, *exc_info):
+        if self.installed is not None:
+            caches[DEFAULT_CACHE_ALIAS] = self.installed.shared
+        return False
+
+
+# --- rendering ------------------------------------------------------------------------------
+
+
+@dataclass
+class RenderedAhead:
+    rendered: int = 0  # renewed by the change, rendered here
+    kept: int = 0  # still good after it
+    failed: int = 0
+    seconds: float = 0.0
+
+
+class _NotRendered(Exception):
+    pass
+
+
+_handlers = threading.local()
+
+
+def _handler():
+    """The site's middleware and views, as a request would meet them. Called without the
+    request signals a server sends: at their end Django closes a connection that is in a
+    transaction, and this one is the import's."""
+    handler = getattr(_handlers, "handler", None)
+    if handler is None:
+        handler = BaseHandler()
+        handler.load_middleware()
+        _handlers.handler = handler
+    return handler
+
+
+def request_for(path, host, secure):
+    path_only, _, query = path.partition("?")
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "SCRIPT_NAME": "",
+        "PATH_INFO": unquote_to_bytes(path_only).decode("iso-8859-1"),
+        "QUERY_STRING": query,
+        "SERVER_NAME": host,  # (Django reads the host from HTTP_HOST)
+        "SERVER_PORT": "443" if secure else "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_HOST": host,
+        "wsgi.url_scheme": "https" if secure else "http",
+        "wsgi.input": io.BytesIO(b""),
+        "wsgi.errors": sys.stderr,
+        "wsgi.version": (1, 0),
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        RENDERED_AHEAD: True,
+    }
+    return WSGIRequest(environ)
+
+
+def render_ahead(using):
+    """In the transaction that changed everything, after public_content_changed: render
+    the most-read pages as the transaction leaves the content, each as an anonymous reader
+    would be served it, through the page cache. A page that fails is left for a reader to
+    render; its failure (a statement cut, say) is undone to a savepoint, and the import
+    goes on."""
+    done = RenderedAhead()
+    if not settings.RENDER_AHEAD_PAGES:
+        return done
+    began = time.monotonic()
+    deadline = began + settings.RENDER_AHEAD_SECONDS
+    with writes_seen_when_committed(using):
+        for path, host, secure in most_read()[: settings.RENDER_AHEAD_PAGES]:
+            if time.monotonic() > deadline:
+                break
+            try:
+                with transaction.atomic(using=using):
+                    response = _handler().get_response(request_for(path, host, secure))
+                    if response.status_code >= 500:
+                        raise _NotRendered
+            except _NotRendered:
+                done.failed += 1
+                continue
+            if response.get("X-Cache") == "miss":
+                done.rendered += 1
+            else:
+                done.kept += 1
+    done.seconds = time.monotonic() - began
+    return done
+
+
+def forget_rendered_ahead():
+    """After a transaction that rendered ahead did not commit: this process's memory of
+    the version it would have made (its index, searches, pages known good) goes, for the
+    next change takes that version's number."""
+    from cases.caching import forget_versions
+    from cases.catalogue.facet_index import forget
+
+    forget()
+    forget_versions()

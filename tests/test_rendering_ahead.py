@@ -1,0 +1,148 @@
+"""A large import renders the most-read pages before it commits (cases.rendering_ahead): the
+cache gets them as it commits, never if it rolls back, and readers find them at once."""
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+
+from cases import rendering_ahead
+from cases.editorial import transitions as workflow
+from cases.exchange.importer import CaseImporter
+from cases.exchange.reading import Input
+from cases.rendering_ahead import most_read, share_reads
+from tests.factories import CaseFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+LIST, KOREAN_LIST, CASE = "/en/cases/", "/ko/cases/", "/en/cases/IL-0001/"
+
+
+@pytest.fixture
+def rendering(settings, monkeypatch):
+    """Pages rendered ahead; every read shared at once; every import a change of all."""
+    settings.RENDER_AHEAD_PAGES = 10
+    monkeypatch.setattr(rendering_ahead, "READS_SHARED_EVERY", 1)
+    monkeypatch.setattr("cases.exchange.importer.MOST_CASES", 0)
+
+
+@pytest.fixture
+def read_pages(client, rendering):
+    CaseFactory(public_id="IL-0001", title_en="Alpha")
+    CaseFactory(public_id="IL-0002", title_en="Beta")
+    for _read in range(3):
+        for page in (LIST, KOREAN_LIST, CASE):
+            assert client.get(page).status_code == 200
+    return client
+
+
+def import_seed(seed_case, write_json):
+    path = write_json("import.json", seed_case)
+    return CaseImporter([Input(str(path), path, json_lines=False)]).run()
+
+
+def test_reads_are_registered_most_read_first(read_pages):
+    read_pages.get(LIST)
+    assert [path for path, _host, _secure in most_read()][:1] == [LIST]
+    assert {path for path, _host, _secure in most_read()} == {LIST, KOREAN_LIST, CASE}
+
+
+def test_older_reads_count_for_less():
+    share_reads({("/old/", "testserver", False): 10}, now=0)
+    share_reads({("/new/", "testserver", False): 3}, now=60 * 60)  # six half-lives on
+    assert [path for path, _host, _secure in most_read()] == ["/new/", "/old/"]
+
+
+def test_the_register_keeps_only_the_most_read(monkeypatch):
+    monkeypatch.setattr(rendering_ahead, "MOST_READ_KEPT", 2)
+    share_reads({(f"/{n}/", "testserver", False): n for n in range(1, 6)}, now=0)
+    assert [path for path, _host, _secure in most_read()] == ["/5/", "/4/"]
+
+
+def test_after_an_import_the_most_read_pages_are_in_the_cache_at_once(
+    read_pages, seed_case, write_json, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        result = import_seed(seed_case, write_json)
+    assert result.rendered_ahead.rendered == 3 and result.rendered_ahead.failed == 0
+    # The finding (make load, during an import): every page was rendered by the readers
+    # who asked for it in the seconds after the commit, and they waited for it.
+    for page in (LIST, KOREAN_LIST):
+        response = read_pages.get(page)
+        assert response["X-Cache"] == "hit"
+        assert "IL-0585" in response.content.decode()
+    rendered_ahead = read_pages.get(LIST).content
+    cache.clear()
+    rendering_ahead.forget_rendered_ahead()
+    assert read_pages.get(LIST)["X-Cache"] == "miss"
+    assert read_pages.get(LIST).content == rendered_ahead
+
+
+def test_an_import_that_rolls_back_leaves_the_cache_and_the_process_as_they_were(
+    read_pages, seed_case, write_json, monkeypatch, django_capture_on_commit_callbacks
+):
+    before = read_pages.get(LIST).content.decode()
+
+    def render_then_fail(using):
+        rendering_ahead.render_ahead(using)
+        raise RuntimeError("the import failed after rendering ahead")
+
+    monkeypatch.setattr("cases.exchange.importer.render_ahead", render_then_fail)
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError):
+        import_seed(seed_case, write_json)
+    response = read_pages.get(LIST)
+    assert response["X-Cache"] == "hit" and response.content.decode() == before
+    assert "IL-0585" not in response.content.decode()
+    # The next change takes the number the import's would have had: nothing this process
+    # remembered of that content (its index counted IL-0585) is taken for this one's.
+    with django_capture_on_commit_callbacks(execute=True):
+        workflow.case_withdraw(
+            case=CaseFactory._meta.model.objects.get(public_id="IL-0002"),
+            user=UserFactory(role="reviewer"),
+            note="Retracted.",
+        )
+    shown = read_pages.get(LIST).content.decode()
+    assert "IL-0585" not in shown and "IL-0002" not in shown and "IL-0001" in shown
+    cache.clear()
+    rendering_ahead.forget_rendered_ahead()
+    assert read_pages.get(LIST).content.decode() == shown
+
+
+def test_a_page_that_fails_to_render_ahead_is_left_and_the_import_commits(
+    read_pages, seed_case, write_json, monkeypatch, django_capture_on_commit_callbacks
+):
+    def broken(*args, **kwargs):
+        with connection.cursor() as cursor:  # (on PostgreSQL, the transaction would abort)
+            cursor.execute("SELECT * FROM no_such_table")
+
+    monkeypatch.setattr("cases.public.views.render_case", broken)
+    with django_capture_on_commit_callbacks(execute=True):
+        result = import_seed(seed_case, write_json)
+    assert result.rendered_ahead.failed == 1 and result.rendered_ahead.rendered == 2
+    assert CaseFactory._meta.model.objects.filter(public_id="IL-0585").exists()
+    monkeypatch.undo()
+    response = read_pages.get(CASE)
+    assert response.status_code == 200 and response["X-Cache"] == "miss"
+
+
+def test_pages_render_ahead_under_the_imports_statement_limit_not_the_publics(
+    read_pages, seed_case, write_json, settings, django_capture_on_commit_callbacks
+):
+    if connection.vendor != "postgresql":
+        pytest.skip("statement timeouts are PostgreSQL's")
+    settings.PUBLIC_STATEMENT_TIMEOUT_MS = 1  # every public page's queries would be cut
+    with django_capture_on_commit_callbacks(execute=True):
+        result = import_seed(seed_case, write_json)
+    assert result.rendered_ahead.failed == 0 and result.rendered_ahead.rendered == 3
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('statement_timeout')")
+        assert cursor.fetchone()[0] != "1ms"
+
+
+def test_nothing_is_rendered_ahead_where_it_is_off(
+    read_pages, seed_case, write_json, settings, django_capture_on_commit_callbacks
+):
+    settings.RENDER_AHEAD_PAGES = 0
+    with django_capture_on_commit_callbacks(execute=True):
+        result = import_seed(seed_case, write_json)
+    assert result.rendered_ahead.rendered == 0
+    assert read_pages.get(LIST)["X-Cache"] == "miss"
