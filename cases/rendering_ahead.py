@@ -30,6 +30,7 @@ from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIRequest
 from django.db import transaction
+from django.utils import translation
 
 # Set in the WSGI environ of a page rendered ahead: a key no HTTP header can become (they
 # arrive as HTTP_...). Its request reads the primary and runs under the import's limits.
@@ -266,7 +267,8 @@ def render_ahead(using):
         return done
     began = time.monotonic()
     deadline = began + settings.RENDER_AHEAD_SECONDS
-    with writes_seen_when_committed(using):
+    # (each page activates its language: the import's own, an admin's say, comes back after)
+    with writes_seen_when_committed(using), translation.override(translation.get_language()):
         for path, host, secure in most_read()[: settings.RENDER_AHEAD_PAGES]:
             if time.monotonic() > deadline:
                 break

@@ -4,6 +4,7 @@ cache gets them as it commits, never if it rolls back, and readers find them at 
 import pytest
 from django.core.cache import cache
 from django.db import connection
+from django.utils import translation
 
 from cases import rendering_ahead
 from cases.editorial import transitions as workflow
@@ -146,3 +147,15 @@ def test_nothing_is_rendered_ahead_where_it_is_off(
         result = import_seed(seed_case, write_json)
     assert result.rendered_ahead.rendered == 0
     assert read_pages.get(LIST)["X-Cache"] == "miss"
+
+
+def test_the_importing_threads_language_is_its_own_after_rendering_korean_pages(
+    client, rendering, seed_case, write_json, django_capture_on_commit_callbacks
+):
+    CaseFactory(public_id="IL-0001")
+    assert client.get(KOREAN_LIST).status_code == 200
+    with translation.override("en"), django_capture_on_commit_callbacks(execute=True):
+        result = import_seed(seed_case, write_json)
+        # (an import uploaded in the admin goes on to answer its editor in English)
+        assert translation.get_language() == "en"
+    assert result.rendered_ahead.rendered == 1
