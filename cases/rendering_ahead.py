@@ -37,7 +37,7 @@ from django.utils import translation
 RENDERED_AHEAD = "incidentlib.rendered_ahead"
 
 MOST_READ_KEY = "public-most-read"
-MOST_READ_KEPT = 500  # pages the register keeps
+MOST_READ_KEPT = 1_000  # pages the register keeps
 MOST_READ_TIMEOUT = 24 * 60 * 60
 READS_SHARED_EVERY = 500  # reads a process counts before it adds them to the register
 HALF_LIFE = 10 * 60  # seconds after which a read counts half as much

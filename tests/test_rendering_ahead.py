@@ -1,8 +1,11 @@
 """A large import renders the most-read pages before it commits (cases.rendering_ahead): the
 cache gets them as it commits, never if it rolls back, and readers find them at once."""
 
+import io
+
 import pytest
 from django.core.cache import cache
+from django.core.management import call_command
 from django.db import connection
 from django.utils import translation
 
@@ -159,3 +162,17 @@ def test_the_importing_threads_language_is_its_own_after_rendering_korean_pages(
         # (an import uploaded in the admin goes on to answer its editor in English)
         assert translation.get_language() == "en"
     assert result.rendered_ahead.rendered == 1
+
+
+def test_the_import_command_says_what_it_rendered_ahead(
+    read_pages, seed_case, write_json, django_capture_on_commit_callbacks
+):
+    stdout = io.StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("import_cases", str(write_json("a.json", seed_case)), stdout=stdout)
+    said = stdout.getvalue().splitlines()
+    assert any(
+        line.startswith("Most-read pages rendered before the commit: 3 (0 still good, 0 failed)")
+        for line in said
+    )
+    assert said[-1].startswith("created 1")  # (still the last line, for scripts)

@@ -211,7 +211,7 @@ FACET_INDEX_SHARED = os.environ.get(
 # this many at most and for this long (cases/rendering_ahead.py); only where the app servers
 # share the cache it puts them in.
 RENDER_AHEAD_PAGES = int(
-    os.environ.get("RENDER_AHEAD_PAGES", "100" if os.environ.get("REDIS_URL") else "0")
+    os.environ.get("RENDER_AHEAD_PAGES", "500" if os.environ.get("REDIS_URL") else "0")
 )
 RENDER_AHEAD_SECONDS = float(os.environ.get("RENDER_AHEAD_SECONDS", "20"))
 

@@ -81,6 +81,12 @@ class Command(BaseCommand):
             )
             for resemblance in result.duplicates:
                 self.stdout.write(f"  {resemblance}")
+        ahead = result.rendered_ahead
+        if ahead is not None and (ahead.rendered or ahead.kept or ahead.failed):
+            self.stdout.write(
+                f"Most-read pages rendered before the commit: {ahead.rendered} "
+                f"({ahead.kept} still good, {ahead.failed} failed) in {ahead.seconds:.1f} s"
+            )
         counts = result.counts()
         prefix = "Dry run, nothing written: would have " if dry_run else ""
         self.stdout.write(prefix + ", ".join(f"{what} {number}" for what, number in counts.items()))
