@@ -20,6 +20,7 @@ import functools
 import hashlib
 import secrets
 import time
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -56,6 +57,17 @@ _request_version = ContextVar("public_version", default=None)
 # a process cut off from it could not tell), so the pages cached at that version are still
 # served; only pages that need the database answer 503.
 _last_read = {}
+
+
+@contextmanager
+def reading_as_of(version):
+    """Pages rendered in this block are of `version` (one a change is about to make:
+    cases.rendering_ahead)."""
+    token = _request_version.set(version)
+    try:
+        yield
+    finally:
+        _request_version.reset(token)
 
 
 def public_version():

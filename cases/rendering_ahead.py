@@ -171,6 +171,10 @@ class WritesOnCommit:
     def close(self, **kwargs):
         pass
 
+    def discard(self):
+        self.kept.clear()
+        self.here.clear()
+
     def commit(self):
         by_timeout = {}
         for key, (value, timeout) in self.kept.items():
@@ -212,6 +216,7 @@ class RenderedAhead:
     kept: int = 0  # still good after it
     failed: int = 0
     seconds: float = 0.0
+    discarded: bool = False  # another change took the version they were rendered for
 
 
 class _NotRendered(Exception):
@@ -286,6 +291,31 @@ def render_ahead(using):
                 done.kept += 1
     done.seconds = time.monotonic() - began
     return done
+
+
+def changed_with_pages_ahead(using, *, prepare, change):
+    """The last step of a transaction that changes everything: `prepare(version)` (the
+    shared facet index) and the most-read pages, made as of the version `change()` will
+    move the content to, and then that change. They are made before it, because from the
+    change to the commit the version's row is locked, and the rendering, at the import's
+    low priority on a busy machine, can take many seconds that editors' approvals would
+    wait. If another change took that version meanwhile, nothing made is kept.
+    Returns (version, RenderedAhead)."""
+    from cases.caching import reading_as_of
+    from cases.models import ContentVersion
+
+    with writes_seen_when_committed(using) as writes:
+        expected = ContentVersion.current(using) + 1
+        with reading_as_of(expected):
+            prepare(expected)
+            done = render_ahead(using)
+        version = change()
+        if version != expected:
+            writes.discard()
+            forget_rendered_ahead()
+            done.discarded = True
+            prepare(version)
+    return version, done
 
 
 def forget_rendered_ahead():

@@ -4,16 +4,20 @@ cache gets them as it commits, never if it rolls back, and readers find them at 
 import io
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from django.utils import translation
 
 from cases import rendering_ahead
+from cases.caching import public_version
 from cases.editorial import transitions as workflow
 from cases.exchange.importer import CaseImporter
 from cases.exchange.reading import Input
+from cases.models import ContentVersion
 from cases.rendering_ahead import most_read, share_reads
+from cases.routers import ReadReplicaMiddleware, _public_read
 from tests.factories import CaseFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -86,11 +90,13 @@ def test_an_import_that_rolls_back_leaves_the_cache_and_the_process_as_they_were
 ):
     before = read_pages.get(LIST).content.decode()
 
+    render = rendering_ahead.render_ahead
+
     def render_then_fail(using):
-        rendering_ahead.render_ahead(using)
+        render(using)
         raise RuntimeError("the import failed after rendering ahead")
 
-    monkeypatch.setattr("cases.exchange.importer.render_ahead", render_then_fail)
+    monkeypatch.setattr(rendering_ahead, "render_ahead", render_then_fail)
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError):
         import_seed(seed_case, write_json)
     response = read_pages.get(LIST)
@@ -176,3 +182,61 @@ def test_the_import_command_says_what_it_rendered_ahead(
         for line in said
     )
     assert said[-1].startswith("created 1")  # (still the last line, for scripts)
+
+
+def test_a_page_rendered_ahead_reads_the_primary_where_readers_read_a_replica(settings):
+    settings.READ_REPLICA_ENABLED = True
+    seen = {}
+
+    def view(request):
+        seen[request.path] = _public_read.get()
+        return None
+
+    middleware = ReadReplicaMiddleware(view)
+    reader = rendering_ahead.request_for(LIST, "testserver", False)
+    del reader.META[rendering_ahead.RENDERED_AHEAD]
+    for request in (reader, rendering_ahead.request_for(CASE, "testserver", False)):
+        request.user = AnonymousUser()
+        middleware(request)
+    # (the transaction that renders it is the primary's: a replica has none of its rows)
+    assert seen == {LIST: True, CASE: False}
+
+
+def test_pages_rendered_for_a_version_another_change_took_are_not_kept(
+    read_pages, seed_case, write_json, monkeypatch, django_capture_on_commit_callbacks
+):
+    render = rendering_ahead.render_ahead
+
+    def render_while_another_changes(using):
+        done = render(using)
+        # Another change moves the version while the pages render (here, in this test's
+        # one transaction; on a server, another's, committed first).
+        ContentVersion.bump(using)
+        return done
+
+    monkeypatch.setattr(rendering_ahead, "render_ahead", render_while_another_changes)
+    with django_capture_on_commit_callbacks(execute=True):
+        result = import_seed(seed_case, write_json)
+    assert result.rendered_ahead.discarded and result.rendered_ahead.rendered == 3
+    response = read_pages.get(LIST)
+    assert response["X-Cache"] == "miss" and "IL-0585" in response.content.decode()
+
+
+def test_the_version_is_locked_only_after_the_pages_are_rendered(
+    read_pages, seed_case, write_json, monkeypatch, django_capture_on_commit_callbacks
+):
+    render, seen = rendering_ahead.render_ahead, {}
+
+    def render_and_look(using):
+        seen["version while rendering"] = ContentVersion.current(using)
+        seen["pages as of"] = public_version()
+        return render(using)
+
+    monkeypatch.setattr(rendering_ahead, "render_ahead", render_and_look)
+    before = ContentVersion.current("default")
+    with django_capture_on_commit_callbacks(execute=True):
+        import_seed(seed_case, write_json)
+    # (not yet moved, so not yet locked: an editor's approval meanwhile does not wait)
+    assert seen == {"version while rendering": before, "pages as of": before + 1}
+    assert ContentVersion.current("default") == before + 1
+    assert read_pages.get(LIST)["X-Cache"] == "hit"

@@ -22,7 +22,7 @@ from cases.editorial.duplicates import resemblances
 from cases.editorial.transitions import imported_state, record_import
 from cases.exchange.priority import below_readers
 from cases.models import Case
-from cases.rendering_ahead import forget_rendered_ahead, render_ahead, writes_seen_when_committed
+from cases.rendering_ahead import changed_with_pages_ahead, forget_rendered_ahead
 from cases.search.text import case_words, remember_words
 
 from .locking import exclusive_import
@@ -335,13 +335,19 @@ class CaseImporter:
                 written = len(result.created) + len(result.updated)
                 if written >= ANALYZE_AFTER:
                     refresh_planner_statistics()
-                if written:
-                    version = public_content_changed(before)
-                    if before is None:  # every process needs a new index: build it once
-                        renders_ahead = True
-                        with writes_seen_when_committed(connection.alias):
-                            share_when_committed(connection.alias, version, build_index)
-                            result.rendered_ahead = render_ahead(connection.alias)
+                if written and before is None:
+                    # Every process needs a new index (built here, once) and every page anew
+                    # (the most read rendered here).
+                    renders_ahead = True
+                    _version, result.rendered_ahead = changed_with_pages_ahead(
+                        connection.alias,
+                        prepare=lambda version: share_when_committed(
+                            connection.alias, version, build_index
+                        ),
+                        change=lambda: public_content_changed(None),
+                    )
+                elif written:
+                    public_content_changed(before)
         except _DryRunRollback:
             return result
         except BaseException:

@@ -213,7 +213,7 @@ FACET_INDEX_SHARED = os.environ.get(
 RENDER_AHEAD_PAGES = int(
     os.environ.get("RENDER_AHEAD_PAGES", "500" if os.environ.get("REDIS_URL") else "0")
 )
-RENDER_AHEAD_SECONDS = float(os.environ.get("RENDER_AHEAD_SECONDS", "20"))
+RENDER_AHEAD_SECONDS = float(os.environ.get("RENDER_AHEAD_SECONDS", "60"))
 
 # --- Security headers (every environment; HTTPS-only ones are in production.py) ---------
 

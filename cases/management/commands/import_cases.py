@@ -86,6 +86,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"Most-read pages rendered before the commit: {ahead.rendered} "
                 f"({ahead.kept} still good, {ahead.failed} failed) in {ahead.seconds:.1f} s"
+                + (", not kept: another change came first" if ahead.discarded else "")
             )
         counts = result.counts()
         prefix = "Dry run, nothing written: would have " if dry_run else ""
