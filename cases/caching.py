@@ -287,11 +287,20 @@ def rendered_by_another(lock, key, version):
     return rendered or (None, None)
 
 
+def page_key(full_path):
+    """(the key of a page's entry, the digest of its path)"""
+    digest = hashlib.sha256(full_path.encode()).hexdigest()
+    return f"public-page:{PAGE_FORMAT}:{digest}", digest
+
+
+def rendering_lock(key, version):
+    return f"{key}:rendering:{version}"
+
+
 def cached_response(request, version, view, *args, **kwargs):
     full_path = request.get_full_path()
-    digest = hashlib.sha256(full_path.encode()).hexdigest()
-    key = f"public-page:{PAGE_FORMAT}:{digest}"
-    lock = f"{key}:rendering:{version}"
+    key, digest = page_key(full_path)
+    lock = rendering_lock(key, version)
     entry, token = read_entry(key)
     if entry is not None:
         shared_at = entry[1]

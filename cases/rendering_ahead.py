@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
@@ -217,6 +217,7 @@ class RenderedAhead:
     failed: int = 0
     seconds: float = 0.0
     discarded: bool = False  # another change took the version they were rendered for
+    pages: list = field(default_factory=list)  # the paths rendered or kept
 
 
 class _NotRendered(Exception):
@@ -285,6 +286,7 @@ def render_ahead(using):
             except _NotRendered:
                 done.failed += 1
                 continue
+            done.pages.append(path)
             if response.get("X-Cache") == "miss":
                 done.rendered += 1
             else:
@@ -315,7 +317,25 @@ def changed_with_pages_ahead(using, *, prepare, change):
             forget_rendered_ahead()
             done.discarded = True
             prepare(version)
+        else:
+            hold_until_stored(writes, done.pages, version, using)
     return version, done
+
+
+def hold_until_stored(writes, paths, version, using):
+    """Between the commit and the moment its pages reach the shared cache (a tenth of a
+    second or more), readers of the new version would find the old pages and render them
+    all again: as the commit approaches, this process takes their rendering locks
+    (cases.caching.rendered_by_another), and readers wait for its copies instead. The
+    locks go once the pages are stored; after a rollback they lapse on their own."""
+    from cases.caching import RENDER_LOCK_SECONDS, page_key, rendering_lock
+
+    locks = [rendering_lock(page_key(path)[0], version) for path in paths]
+    if not locks:
+        return
+    writes.shared.set_many(dict.fromkeys(locks, True), RENDER_LOCK_SECONDS)
+    # (after the pages' own writes, which were asked for first)
+    transaction.on_commit(lambda: writes.shared.delete_many(locks), using=using)
 
 
 def forget_rendered_ahead():

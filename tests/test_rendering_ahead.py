@@ -11,7 +11,7 @@ from django.db import connection
 from django.utils import translation
 
 from cases import rendering_ahead
-from cases.caching import public_version
+from cases.caching import page_key, public_version, read_entry, rendering_lock
 from cases.editorial import transitions as workflow
 from cases.exchange.importer import CaseImporter
 from cases.exchange.reading import Input
@@ -240,3 +240,20 @@ def test_the_version_is_locked_only_after_the_pages_are_rendered(
     assert seen == {"version while rendering": before, "pages as of": before + 1}
     assert ContentVersion.current("default") == before + 1
     assert read_pages.get(LIST)["X-Cache"] == "hit"
+
+
+def test_readers_wait_for_the_pages_rendered_ahead_rather_than_render_them_again(
+    read_pages, seed_case, write_json, django_capture_on_commit_callbacks
+):
+    key = page_key(LIST)[0]
+    with django_capture_on_commit_callbacks(execute=False) as committing:
+        import_seed(seed_case, write_json)
+    version = ContentVersion.current("default")
+    # Committed, and the pages not yet stored: a reader of the new version finds the lock
+    # taken, and waits (cases.caching.rendered_by_another).
+    assert cache.get(rendering_lock(key, version)) is True
+    assert read_entry(key)[0][1] == version - 1
+    for callback in committing:
+        callback()
+    assert cache.get(rendering_lock(key, version)) is None
+    assert read_entry(key)[0][1] == version
