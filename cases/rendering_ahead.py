@@ -124,13 +124,13 @@ class WritesOnCommit:
 
     def get_many(self, keys, version=None):
         keys = list(keys)
-        elsewhere = [key for key in keys if key not in self.here and key not in self.kept]
+        here = {key for key in keys if key in self.here or key in self.kept}
+        elsewhere = [key for key in keys if key not in here]
         found = self.shared.get_many(elsewhere, version=version) if elsewhere else {}
-        for key in keys:
-            if key not in elsewhere:
-                value = self._found(key)
-                if value is not GONE and value is not None:
-                    found[key] = value
+        for key in here:
+            value = self._found(key)
+            if value is not GONE and value is not None:
+                found[key] = value
         return found
 
     def has_key(self, key, version=None):
@@ -263,8 +263,9 @@ def request_for(path, host, secure):
 
 
 def render_ahead(using):
-    """In the transaction that changed everything, after public_content_changed: render
-    the most-read pages as the transaction leaves the content, each as an anonymous reader
+    """In the transaction that changes everything, before its change
+    (`changed_with_pages_ahead`): render the most-read pages as the transaction leaves the
+    content, each as an anonymous reader
     would be served it, through the page cache. A page that fails is left for a reader to
     render; its failure (a statement cut, say) is undone to a savepoint, and the import
     goes on."""
