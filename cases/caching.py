@@ -31,7 +31,7 @@ from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import quote_etag
 
 from .models import ContentVersion
-from .rendering_ahead import RENDERED_AHEAD, note_read
+from .rendering_ahead import RENDERED_AHEAD, forget_if_rolled_back, note_read
 
 PAGE_TIMEOUT = 60 * 60
 # The form of a cached entry, in its key: a release that changes it never reads an older
@@ -74,6 +74,7 @@ def public_version():
     version = _request_version.get()
     if version is not None:
         return version
+    forget_if_rolled_back()  # (a change this thread rendered ahead for: its number comes again)
     try:
         version = ContentVersion.current(using=router.db_for_read(ContentVersion))
     except (OperationalError, InterfaceError):
@@ -96,10 +97,13 @@ def public_content_changed(before=None):
     """
     from cases.catalogue.changes import record  # it imports the models
     from cases.open_data import rebuild_soon
+    from cases.rendering_ahead import render_changed_ahead
 
     using = router.db_for_write(ContentVersion)
     version = ContentVersion.bump(using)
     record(version, before, using)
+    if before is not None:  # (a change of everything renders before it takes the version)
+        render_changed_ahead(using, version)
     transaction.on_commit(rebuild_soon, using=using)  # the bulk data and the change feed
     return version
 

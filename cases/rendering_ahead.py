@@ -265,18 +265,57 @@ def request_for(path, host, secure):
 def render_ahead(using):
     """In the transaction that changes everything, before its change
     (`changed_with_pages_ahead`): render the most-read pages as the transaction leaves the
-    content, each as an anonymous reader
-    would be served it, through the page cache. A page that fails is left for a reader to
-    render; its failure (a statement cut, say) is undone to a savepoint, and the import
-    goes on."""
+    content, each as an anonymous reader would be served it, through the page cache."""
     done = RenderedAhead()
     if not settings.RENDER_AHEAD_PAGES:
         return done
+    deadline = time.monotonic() + settings.RENDER_AHEAD_SECONDS
+    render_pages(using, most_read()[: settings.RENDER_AHEAD_PAGES], deadline, done)
+    return done
+
+
+def render_changed_ahead(using, version):
+    """In the transaction of a change of a few cases (an approval, a withdrawal, a small
+    import), once it has taken `version` and said what it changed: render the most-read
+    pages that the change renews, as of `version`, and hold them until they are stored
+    (`hold_until_stored`). Readers then find them as the change commits, rather than one
+    renders each while the others wait. Pages the change leaves good, and pages no reader
+    has in the cache now, are left alone: the editor pays only for what readers would.
+    Limits: RENDER_AHEAD_PAGES looked at, RENDER_AHEAD_CHANGE_SECONDS spent (the version's
+    row stays locked meanwhile: other changes wait that long at most)."""
+    from cases.caching import page_key, reading_as_of, still_good
+
+    done = RenderedAhead()
+    if not settings.RENDER_AHEAD_PAGES or settings.RENDER_AHEAD_CHANGE_SECONDS <= 0:
+        return done
+    deadline = time.monotonic() + settings.RENDER_AHEAD_CHANGE_SECONDS
+    pages = most_read()[: settings.RENDER_AHEAD_PAGES]
+    keys = [page_key(path)[0] for path, _host, _secure in pages]
+    # (what each entry is, without its content: a few hundred bytes a page)
+    found = caches[DEFAULT_CACHE_ALIAS].get_many(keys)
+    with reading_as_of(version):
+        renewed = [
+            page
+            for page, key in zip(pages, keys, strict=True)
+            if key in found and not still_good(found[key], version)
+        ]
+        with writes_seen_when_committed(using) as writes:
+            render_pages(using, renewed, deadline, done)
+            hold_until_stored(writes, done.pages, version, using)
+    done.kept = len(keys) - len(renewed)
+    return done
+
+
+def render_pages(using, pages, deadline, done):
+    """Render `pages` ((path, host, secure)) through the page cache until `deadline`, their
+    writes seen when the transaction of `using` commits. A page that fails is left for a
+    reader to render; its failure (a statement cut, say) is undone to a savepoint, and the
+    change goes on."""
     began = time.monotonic()
-    deadline = began + settings.RENDER_AHEAD_SECONDS
-    # (each page activates its language: the import's own, an admin's say, comes back after)
+    expect_rolled_back_or_committed(using)
+    # (each page activates its language: the change's own, an admin's say, comes back after)
     with writes_seen_when_committed(using), translation.override(translation.get_language()):
-        for path, host, secure in most_read()[: settings.RENDER_AHEAD_PAGES]:
+        for path, host, secure in pages:
             if time.monotonic() > deadline:
                 break
             try:
@@ -292,8 +331,7 @@ def render_ahead(using):
                 done.rendered += 1
             else:
                 done.kept += 1
-    done.seconds = time.monotonic() - began
-    return done
+    done.seconds += time.monotonic() - began
 
 
 def changed_with_pages_ahead(using, *, prepare, change):
@@ -307,6 +345,7 @@ def changed_with_pages_ahead(using, *, prepare, change):
     from cases.caching import reading_as_of
     from cases.models import ContentVersion
 
+    expect_rolled_back_or_committed(using)
     with writes_seen_when_committed(using) as writes:
         expected = ContentVersion.current(using) + 1
         with reading_as_of(expected):
@@ -348,3 +387,38 @@ def forget_rendered_ahead():
 
     forget()
     forget_versions()
+
+
+# Transactions of this thread that rendered ahead and have not yet committed: alias -> the
+# callback their commit runs. A rollback drops the callback (whether of the transaction or
+# of an outer one, later), and the next look finds it gone.
+_uncommitted = threading.local()
+
+
+def expect_rolled_back_or_committed(using):
+    """Say that the transaction of `using` is rendering ahead: if it does not commit, this
+    process forgets what it rendered (`forget_if_rolled_back`)."""
+    pending = _uncommitted.__dict__
+    if using in pending:
+        return
+
+    def committed():
+        pending.pop(using, None)
+
+    pending[using] = committed
+    transaction.on_commit(committed, using=using)
+
+
+def forget_if_rolled_back():
+    """Forget the versions of transactions that rendered ahead and rolled back. Cheap
+    enough for every request: a look at this thread's (nearly always empty) pending ones."""
+    pending = _uncommitted.__dict__
+    if not pending:
+        return
+    from django.db import connections
+
+    for using, committed in list(pending.items()):
+        waiting = connections[using].run_on_commit
+        if not any(callback is committed for _savepoints, callback, _robust in waiting):
+            del pending[using]
+            forget_rendered_ahead()

@@ -22,7 +22,7 @@ from cases.editorial.duplicates import resemblances
 from cases.editorial.transitions import imported_state, record_import
 from cases.exchange.priority import below_readers
 from cases.models import Case
-from cases.rendering_ahead import changed_with_pages_ahead, forget_rendered_ahead
+from cases.rendering_ahead import changed_with_pages_ahead
 from cases.search.text import case_words, remember_words
 
 from .locking import exclusive_import
@@ -303,7 +303,6 @@ class CaseImporter:
         total = self.validate()
         result = ImportResult(matched_organisations=self.organisations.said())
         self.term_matcher = TermMatcher()
-        renders_ahead = False
         try:
             with transaction.atomic():
                 limit_import_statements()
@@ -338,7 +337,6 @@ class CaseImporter:
                 if written and before is None:
                     # Every process needs a new index (built here, once) and every page anew
                     # (the most read rendered here).
-                    renders_ahead = True
                     _version, result.rendered_ahead = changed_with_pages_ahead(
                         connection.alias,
                         prepare=lambda version: share_when_committed(
@@ -350,10 +348,6 @@ class CaseImporter:
                     public_content_changed(before)
         except _DryRunRollback:
             return result
-        except BaseException:
-            if renders_ahead:  # (its commit failed, or the rendering itself)
-                forget_rendered_ahead()
-            raise
         if written >= ANALYZE_AFTER:
             mark_rows_visible()
         return result
