@@ -117,3 +117,16 @@ def test_a_change_renders_nothing_ahead_past_its_budget(
     assert rendered_at(CASE) == before
     response = read_pages.get(CASE)
     assert response["X-Cache"] == "miss" and "Gamma" in response.content.decode()
+
+
+def test_a_search_the_change_renews_is_rendered_ahead(
+    read_pages, people, django_capture_on_commit_callbacks
+):
+    search = "/en/cases/?q=gamma"
+    for _read in range(2):
+        assert read_pages.get(search).status_code == 200
+    assert "IL-0001" not in read_pages.get(search).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        correct_alpha(people)
+    response = read_pages.get(search)
+    assert response["X-Cache"] == "hit" and "IL-0001" in response.content.decode()
