@@ -97,13 +97,10 @@ def public_content_changed(before=None):
     """
     from cases.catalogue.changes import record  # it imports the models
     from cases.open_data import rebuild_soon
-    from cases.rendering_ahead import render_changed_ahead
 
     using = router.db_for_write(ContentVersion)
     version = ContentVersion.bump(using)
     record(version, before, using)
-    if before is not None:  # (a change of everything renders before it takes the version)
-        render_changed_ahead(using, version)
     transaction.on_commit(rebuild_soon, using=using)  # the bulk data and the change feed
     return version
 

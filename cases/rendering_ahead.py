@@ -1,20 +1,18 @@
-"""A change renders the most-read pages it renews before it commits.
+"""A change of everything renders the most-read pages before it commits.
 
 After a large import every cached page is renewed at once (cases.caching): the app
 servers' workers all render the pages readers ask for in the same seconds, and readers
 wait for them (at 50,000 cases, the 80 most-read pages and their searches took over four
 seconds of one process). So the import renders them itself, inside its transaction, where
 it already sees the content as it will be; with its priority (cases.exchange.priority),
-on the CPU readers leave. A change of a few cases (an approval) renders only the pages it
-renews (`render_changed_ahead`). What is rendered reaches the shared cache only as the
-transaction commits (`writes_seen_when_committed`): a rolled-back change leaves the cache
+on the CPU readers leave. What is rendered reaches the shared cache only as the
+transaction commits (`writes_seen_when_committed`): a rolled-back import leaves the cache
 as it was, and no reader ever gets a page of content that is not yet public.
 
 Which pages: each process counts the pages it serves (`note_read`) and adds its counts now
 and then to a register in the shared cache, where older reads count for less. Only where
 the app servers share a cache (Redis): an importer's own memory is no use to them.
-Limits: settings.RENDER_AHEAD_PAGES pages; RENDER_AHEAD_SECONDS in all for a change of
-everything, RENDER_AHEAD_CHANGE_SECONDS for a change of a few cases.
+Limits: settings.RENDER_AHEAD_PAGES pages, RENDER_AHEAD_SECONDS in all.
 """
 
 import heapq
@@ -31,7 +29,7 @@ from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIRequest
-from django.db import DatabaseError, transaction
+from django.db import transaction
 from django.utils import translation
 
 # Set in the WSGI environ of a page rendered ahead: a key no HTTP header can become (they
@@ -273,54 +271,6 @@ def render_ahead(using):
         return done
     deadline = time.monotonic() + settings.RENDER_AHEAD_SECONDS
     render_pages(using, most_read()[: settings.RENDER_AHEAD_PAGES], deadline, done)
-    return done
-
-
-def render_changed_ahead(using, version):
-    """In the transaction of a change of a few cases (an approval, a withdrawal, a small
-    import), once it has taken `version` and said what it changed: render the most-read
-    pages that the change renews, as of `version`, and hold them until they are stored
-    (`hold_until_stored`). Readers then find them as the change commits, rather than one
-    renders each while the others wait. Pages the change leaves good, and pages no reader
-    has in the cache now, are left alone: the editor pays only for what readers would.
-    Limits: RENDER_AHEAD_PAGES looked at, RENDER_AHEAD_CHANGE_SECONDS spent (the version's
-    row stays locked meanwhile: other changes wait that long at most)."""
-    from cases.caching import page_key, reading_as_of, still_good
-
-    done = RenderedAhead()
-    if not settings.RENDER_AHEAD_PAGES or settings.RENDER_AHEAD_CHANGE_SECONDS <= 0:
-        return done
-    deadline = time.monotonic() + settings.RENDER_AHEAD_CHANGE_SECONDS
-    pages = most_read()[: settings.RENDER_AHEAD_PAGES]
-    keys = [page_key(path)[0] for path, _host, _secure in pages]
-    # (what each entry is, without its content: a few hundred bytes a page)
-    found = caches[DEFAULT_CACHE_ALIAS].get_many(keys)
-
-    def renewed():
-        """The pages to render, most read first, checked as they come (a search's check
-        asks the database): the budget bounds the checks too."""
-        for page, key in zip(pages, keys, strict=True):
-            if time.monotonic() > deadline:
-                return
-            if key not in found:
-                continue
-            if good_at(found[key]):
-                done.kept += 1
-            else:
-                yield page
-
-    def good_at(entry):
-        if (entry[2] or {}).get("search") is None:
-            return still_good(entry, version)
-        try:  # (a search's check that fails, cut by the statement limit, must not abort
-            with transaction.atomic(using=using):  # the change's transaction)
-                return still_good(entry, version)
-        except DatabaseError:
-            return True  # (left for its readers to check)
-
-    with reading_as_of(version), writes_seen_when_committed(using) as writes:
-        render_pages(using, renewed(), deadline, done)
-        hold_until_stored(writes, done.pages, version, using)
     return done
 
 

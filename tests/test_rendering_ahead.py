@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import translation
 
 from cases import rendering_ahead
@@ -257,3 +257,25 @@ def test_readers_wait_for_the_pages_rendered_ahead_rather_than_render_them_again
         callback()
     assert cache.get(rendering_lock(key, version)) is None
     assert read_entry(key)[0][1] == version
+
+
+def test_an_import_undone_by_the_transaction_around_it_is_forgotten_too(
+    read_pages, seed_case, write_json, django_capture_on_commit_callbacks
+):
+    # (an import called inside a larger transaction: its own block ends well, and the
+    # larger one rolls back after it)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        assert import_seed(seed_case, write_json).rendered_ahead.rendered == 3
+        raise RuntimeError("the request around the import failed after it")
+    assert "IL-0585" not in read_pages.get(LIST).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        workflow.case_withdraw(
+            case=CaseFactory._meta.model.objects.get(public_id="IL-0002"),
+            user=UserFactory(role="reviewer"),
+            note="Retracted.",
+        )
+    shown = read_pages.get(LIST).content.decode()
+    assert "IL-0585" not in shown and "IL-0002" not in shown and "IL-0001" in shown
+    cache.clear()
+    rendering_ahead.forget_rendered_ahead()
+    assert read_pages.get(LIST).content.decode() == shown  # (its counts too)

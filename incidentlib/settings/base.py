@@ -214,9 +214,6 @@ RENDER_AHEAD_PAGES = int(
     os.environ.get("RENDER_AHEAD_PAGES", "500" if os.environ.get("REDIS_URL") else "0")
 )
 RENDER_AHEAD_SECONDS = float(os.environ.get("RENDER_AHEAD_SECONDS", "60"))
-# A change of a few cases (an approval) renders the most-read pages it renews, for this long
-# at most: other changes wait for its version's row meanwhile.
-RENDER_AHEAD_CHANGE_SECONDS = float(os.environ.get("RENDER_AHEAD_CHANGE_SECONDS", "1"))
 
 # --- Security headers (every environment; HTTPS-only ones are in production.py) ---------
 
