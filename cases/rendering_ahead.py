@@ -5,7 +5,7 @@ servers' workers all render the pages readers ask for in the same seconds, and r
 wait for them (at 50,000 cases, the 80 most-read pages and their searches took over four
 seconds of one process). So the import renders them itself, inside its transaction, where
 it already sees the content as it will be; with its priority (cases.exchange.priority),
-on the CPU readers leave. What is rendered reaches the shared cache only as the
+on the CPU readers leave. What it renders reaches the shared cache only as the
 transaction commits (`writes_seen_when_committed`): a rolled-back import leaves the cache
 as it was, and no reader ever gets a page of content that is not yet public.
 
@@ -265,25 +265,17 @@ def request_for(path, host, secure):
 def render_ahead(using):
     """In the transaction that changes everything, before its change
     (`changed_with_pages_ahead`): render the most-read pages as the transaction leaves the
-    content, each as an anonymous reader would be served it, through the page cache."""
+    content, each as an anonymous reader would be served it, through the page cache. A page
+    that fails is left for a reader to render; its failure (a statement cut, say) is undone
+    to a savepoint, and the import goes on."""
     done = RenderedAhead()
     if not settings.RENDER_AHEAD_PAGES:
         return done
-    deadline = time.monotonic() + settings.RENDER_AHEAD_SECONDS
-    render_pages(using, most_read()[: settings.RENDER_AHEAD_PAGES], deadline, done)
-    return done
-
-
-def render_pages(using, pages, deadline, done):
-    """Render `pages` ((path, host, secure)) through the page cache until `deadline`, their
-    writes seen when the transaction of `using` commits. A page that fails is left for a
-    reader to render; its failure (a statement cut, say) is undone to a savepoint, and the
-    change goes on."""
     began = time.monotonic()
-    expect_rolled_back_or_committed(using)
-    # (each page activates its language: the change's own, an admin's say, comes back after)
+    deadline = began + settings.RENDER_AHEAD_SECONDS
+    # (each page activates its language: the import's own, an admin's say, comes back after)
     with writes_seen_when_committed(using), translation.override(translation.get_language()):
-        for path, host, secure in pages:
+        for path, host, secure in most_read()[: settings.RENDER_AHEAD_PAGES]:
             if time.monotonic() > deadline:
                 break
             try:
@@ -299,7 +291,8 @@ def render_pages(using, pages, deadline, done):
                 done.rendered += 1
             else:
                 done.kept += 1
-    done.seconds += time.monotonic() - began
+    done.seconds = time.monotonic() - began
+    return done
 
 
 def changed_with_pages_ahead(using, *, prepare, change):
@@ -366,8 +359,9 @@ _uncommitted = threading.local()
 def expect_rolled_back_or_committed(using):
     """Say that the transaction of `using` is rendering ahead: if it does not commit, this
     process forgets what it rendered (`forget_if_rolled_back`)."""
+    forget_if_rolled_back()  # (an earlier one's, not yet looked at)
     pending = _uncommitted.__dict__
-    if using in pending:
+    if using in pending:  # (this transaction's, still waiting for its commit)
         return
 
     def committed():
