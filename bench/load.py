@@ -31,6 +31,7 @@ from urllib.parse import urlencode, urlsplit
 
 # bench/run.py, beside this file: the same scratch-database and machine description.
 import run
+from rounds import combined, figures, row, writes_note
 from run import machine, on_database, reset_database
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -268,34 +269,6 @@ PHASES = {
 }
 
 
-def figures(result):
-    seconds = result["duration_us"] / 1e6
-    socket_errors = sum(
-        result[key] for key in ("connect_errors", "read_errors", "write_errors", "timeouts")
-    )
-    answered = result["cache_hits"] + result["cache_misses"]
-    return {
-        "rate": result["requests"] / seconds,
-        "p50": result["p50_us"] / 1000,
-        "p99": result["p99_us"] / 1000,
-        "max": result["max_us"] / 1000,
-        "errors": result["non_2xx_3xx"] + socket_errors,
-        "hits": 100 * result["cache_hits"] / max(answered, 1),
-        "requests": result["requests"],
-    }
-
-
-def row(mix, phase, measured, reads, note):
-    """A table row, with the throughput and p99 against the same mix's reads only."""
-    share = 100 * measured["rate"] / reads["rate"]
-    ratio = measured["p99"] / reads["p99"]
-    return (
-        f"| {mix} | {phase} | {measured['requests']:,} | {measured['rate']:.1f} | {share:.0f} % "
-        f"| {measured['p50']:.1f} | {measured['p99']:.1f} | {ratio:.2f}× | {measured['max']:.1f} "
-        f"| {measured['errors']} | {measured['hits']:.0f} % | {note} |"
-    )
-
-
 def report(rows, *, cases, workers, options, mix, distinct, version):
     total = sum(mix.values())
     shares = ", ".join(f"{kind} {100 * mix[kind] / total:.0f} %" for kind in MIX)
@@ -307,8 +280,12 @@ def report(rows, *, cases, workers, options, mix, distinct, version):
         f"PostgreSQL {version}, {cases:,} cases to begin with. gunicorn with {workers} sync "
         f"workers (`incidentlib.settings.bench`, {page_cache()}) on 127.0.0.1; wrk with "
         f"{options.threads} threads and {options.connections} connections over loopback, "
-        f"{options.duration} s a row, in the order given, each mix's addresses all asked for "
-        "once before its first row.",
+        f"{options.duration} s a measure, each mix's addresses all asked for once before its "
+        f"first. Each mix's reads only and writes were measured in {options.rounds} rounds "
+        "(reads only, then each kind of write), each write against its own round's reads "
+        "only: a row gives the median of its rounds, and in brackets the lowest and highest "
+        "of them where they differ (bench/rounds.py). The imports ran once, after the rounds, "
+        "against the median of the reads only.",
         "",
         "| mix | while | requests | requests/s | of reads only | median ms | p99 ms "
         "| p99 / reads only | max ms | errors | page cache hits | writes |",
@@ -386,19 +363,21 @@ def finish(process, what, timeout=STEP_TIMEOUT):
     return output
 
 
-def writes_note(output):
-    match = re.search(r"^WRITES (\{.*\})$", output, re.M)
-    done = json.loads(match.group(1))
-    return (
-        f"{done['changes']} in {done['seconds']:.0f} s, each {done['median_ms']:.0f} ms "
-        f"(median), at most {done['max_ms']:.0f}"
-    )
+def writes_of(output):
+    """The WRITES figures a writer printed (bench/writer.py)."""
+    return json.loads(re.search(r"^WRITES (\{.*\})$", output, re.M).group(1))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cases", type=int, default=10_000, help="generated cases")
-    parser.add_argument("--duration", type=int, default=30, help="seconds of each row")
+    parser.add_argument("--duration", type=int, default=30, help="seconds of each measure")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="rounds of reads only and each write, for each mix (bench/rounds.py)",
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1))
@@ -498,26 +477,36 @@ def main():
 
             rows, reads = [], {}
             writer_log = (Path(folder) / "writers.log").open("w")
-            for walk in walks:
+            modes = () if options.without_writes else ("corrections", "new-cases")
+            for walk_index, walk in enumerate(walks):
                 warm(base_url, walks[walk])  # the rows compare pages cached alike
-                reads[walk], _ = measured(walk)
-                rows.append(row(walk, PHASES["reads"], reads[walk], reads[walk], ""))
-                modes = () if options.without_writes else ("corrections", "new-cases")
-                for seed, mode in enumerate(modes, start=1):
-                    writer = start(
-                        [
-                            sys.executable,
-                            str(ROOT / "bench" / "writer.py"),
-                            *("--mode", mode, "--duration", str(options.duration)),
-                            *("--seed", str(seed + (0 if walk == "broad" else 10))),
-                        ],
-                        env,
-                        writer_log,
-                    )
-                    background.append(writer)
-                    result, _ = measured(walk)
-                    note = writes_note(finish(writer, f"the writer ({mode})"))
-                    rows.append(row(walk, PHASES[mode], result, reads[walk], note))
+                rounds = {phase: [] for phase in ("reads", *modes)}
+                writes = {mode: [] for mode in modes}
+                for round_number in range(options.rounds):
+                    alone, _ = measured(walk)
+                    rounds["reads"].append((alone, alone))
+                    for mode_index, mode in enumerate(modes, start=1):
+                        # Each writer its own seed: its new cases' ids differ from all others.
+                        seed = mode_index + 10 * walk_index + 20 * round_number
+                        writer = start(
+                            [
+                                sys.executable,
+                                str(ROOT / "bench" / "writer.py"),
+                                *("--mode", mode, "--duration", str(options.duration)),
+                                *("--seed", str(seed)),
+                            ],
+                            env,
+                            writer_log,
+                        )
+                        background.append(writer)
+                        result, _ = measured(walk)
+                        writes[mode].append(writes_of(finish(writer, f"the writer ({mode})")))
+                        rounds[mode].append((result, alone))
+                reads[walk] = combined(rounds["reads"])
+                rows.append(row(walk, PHASES["reads"], reads[walk], ""))
+                for mode in modes:
+                    note = writes_note(writes[mode])
+                    rows.append(row(walk, PHASES[mode], combined(rounds[mode]), note))
             for walk, file in zip(walks if imports else (), imports, strict=True):
                 importing = start(
                     [sys.executable, str(ROOT / "manage.py"), "import_cases", str(file)],
@@ -532,7 +521,7 @@ def main():
                     f"the import took {measures['background_s']:.0f} s; measured until "
                     f"{AFTER} s after it ended"
                 )
-                rows.append(row(walk, phase, result, reads[walk], note))
+                rows.append(row(walk, phase, combined([(result, reads[walk])]), note))
             errors = sum(figure["errors"] for figure in every)
             section = report(
                 rows,
