@@ -280,11 +280,11 @@ def report(rows, *, cases, workers, options, mix, distinct, version):
         f"PostgreSQL {version}, {cases:,} cases to begin with. gunicorn with {workers} sync "
         f"workers (`incidentlib.settings.bench`, {page_cache()}) on 127.0.0.1; wrk with "
         f"{options.threads} threads and {options.connections} connections over loopback, "
-        f"{options.duration} s a measure, each mix's addresses all asked for once before its "
-        f"first. Each mix's reads only and writes were measured in {options.rounds} rounds "
-        "(reads only, then each kind of write), each write against its own round's reads "
-        "only: a row gives the median of its rounds, and in brackets the lowest and highest "
-        "of them where they differ (bench/rounds.py). The imports ran once, after the rounds, "
+        f"{options.duration} s a measure. Each mix's reads only and writes were measured in "
+        f"{options.rounds} rounds (its addresses all asked for once, then reads only, then "
+        "each kind of write), each write against its own round's reads only: a row gives the "
+        "median of its rounds, and in brackets the lowest and highest of them where they "
+        "differ (bench/rounds.py). The imports ran once, after the rounds, "
         "against the median of the reads only.",
         "",
         "| mix | while | requests | requests/s | of reads only | median ms | p99 ms "
@@ -479,10 +479,12 @@ def main():
             writer_log = (Path(folder) / "writers.log").open("w")
             modes = () if options.without_writes else ("corrections", "new-cases")
             for walk_index, walk in enumerate(walks):
-                warm(base_url, walks[walk])  # the rows compare pages cached alike
                 rounds = {phase: [] for phase in ("reads", *modes)}
                 writes = {mode: [] for mode in modes}
                 for round_number in range(options.rounds):
+                    # Each round from pages cached alike: the new cases of the round before
+                    # renewed every list, and its reads only would be made of their misses.
+                    warm(base_url, walks[walk])
                     alone, _ = measured(walk)
                     rounds["reads"].append((alone, alone))
                     for mode_index, mode in enumerate(modes, start=1):
@@ -508,6 +510,7 @@ def main():
                     note = writes_note(writes[mode])
                     rows.append(row(walk, PHASES[mode], combined(rounds[mode]), note))
             for walk, file in zip(walks if imports else (), imports, strict=True):
+                warm(base_url, walks[walk])  # (as each round begins)
                 importing = start(
                     [sys.executable, str(ROOT / "manage.py"), "import_cases", str(file)],
                     env,
