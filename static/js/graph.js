@@ -16,8 +16,22 @@
     .then(function (data) {
       var maxCount = Math.max.apply(null, [1].concat(data.nodes.map(function (n) { return n.count; })));
       var maxWeight = Math.max.apply(null, [1].concat(data.edges.map(function (e) { return e.weight; })));
+      // The layout starts from the same places, with the nodes in the same order, each
+      // time, so every reader gets the same drawing: nodes on a spiral, the most counted
+      // in the middle. (From random places, two phone layouts in five piled most labels on
+      // each other.)
+      function byId(a, b) { return a.id < b.id ? -1 : a.id > b.id ? 1 : 0; }
+      data.nodes.sort(function (a, b) { return b.count - a.count || byId(a, b); });
+      data.edges.sort(function (a, b) {
+        return byId({ id: a.source + "~" + a.target }, { id: b.source + "~" + b.target });
+      });
+      var start = {};
+      data.nodes.forEach(function (node, rank) {
+        var radius = 40 * Math.sqrt(rank), angle = rank * 2.39996;  // the golden angle
+        start[node.id] = { x: radius * Math.cos(angle), y: radius * Math.sin(angle) };
+      });
       var elements = data.nodes.map(function (node) {
-        return { data: {
+        return { position: start[node.id], data: {
           id: node.id, label: node.label + (node.lang_mark ? " " + node.lang_mark : "") + " (" + node.count + ")", url: node.url,
           colour: node.colour || "#333", size: scale(node.count, maxCount, 16, 60),
           own: node.kind === data.tab ? 1 : 0
@@ -47,7 +61,7 @@
           { selector: "node:selected", style: { "border-width": 3, "border-color": "#f0a500" } }
         ],
         layout: {
-          name: "cose", animate: false, nodeDimensionsIncludeLabels: true, padding: 20,
+          name: "cose", animate: false, randomize: false, nodeDimensionsIncludeLabels: true, padding: 20,
           nodeRepulsion: function () { return 20000; }, idealEdgeLength: function () { return 70; },
           gravity: 1.2, numIter: 2500, nodeOverlap: 12
         }
