@@ -103,5 +103,5 @@ def test_graph_labels_are_readable_at_the_default_zoom(browser, bundled_site, ta
     context.close()
     assert labels["minFont"] >= 11, labels
     assert labels["visible"] >= 8, labels
-    # The layout is random: a few labels may touch, not most.
+    # The layout is the same for everyone (static/js/graph.js): a few labels may touch, not most.
     assert labels["overlaps"] <= labels["visible"] / 3, labels
