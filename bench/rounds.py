@@ -39,7 +39,6 @@ def combined(rounds):
     shares = [100 * each["rate"] / reads["rate"] for each, reads in rounds]
     ratios = [each["p99"] / reads["p99"] for each, reads in rounds]
     return {
-        "rounds": len(rounds),
         "requests": sum(each["requests"] for each in measured),
         "rate": statistics.median(each["rate"] for each in measured),
         "p50": statistics.median(each["p50"] for each in measured),

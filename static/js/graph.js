@@ -20,25 +20,23 @@
       // time, so every reader gets the same drawing: nodes on a spiral, the most counted
       // in the middle. (From random places, two phone layouts in five piled most labels on
       // each other.)
-      function byId(a, b) { return a.id < b.id ? -1 : a.id > b.id ? 1 : 0; }
-      data.nodes.sort(function (a, b) { return b.count - a.count || byId(a, b); });
-      data.edges.sort(function (a, b) {
-        return byId({ id: a.source + "~" + a.target }, { id: b.source + "~" + b.target });
-      });
-      var start = {};
-      data.nodes.forEach(function (node, rank) {
+      function compare(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+      function edgeId(edge) { return edge.source + "~" + edge.target; }
+      function spiral(rank) {
         var radius = 40 * Math.sqrt(rank), angle = rank * 2.39996;  // the golden angle
-        start[node.id] = { x: radius * Math.cos(angle), y: radius * Math.sin(angle) };
-      });
-      var elements = data.nodes.map(function (node) {
-        return { position: start[node.id], data: {
+        return { x: radius * Math.cos(angle), y: radius * Math.sin(angle) };
+      }
+      data.nodes.sort(function (a, b) { return b.count - a.count || compare(a.id, b.id); });
+      data.edges.sort(function (a, b) { return compare(edgeId(a), edgeId(b)); });
+      var elements = data.nodes.map(function (node, rank) {
+        return { position: spiral(rank), data: {
           id: node.id, label: node.label + (node.lang_mark ? " " + node.lang_mark : "") + " (" + node.count + ")", url: node.url,
           colour: node.colour || "#333", size: scale(node.count, maxCount, 16, 60),
           own: node.kind === data.tab ? 1 : 0
         } };
       }).concat(data.edges.map(function (edge) {
         return { data: {
-          id: edge.source + "~" + edge.target, source: edge.source, target: edge.target,
+          id: edgeId(edge), source: edge.source, target: edge.target,
           width: scale(edge.weight, maxWeight, 1, 8)
         } };
       }));
