@@ -1,5 +1,6 @@
 """Editors at work, for `make load` (bench/load.py): one change a second through the
-workflow, by two people, in the database that DATABASE_URL names.
+workflow, by two people, in the database that DATABASE_URL names, below the readers'
+priority as the editors' app server runs (incidentlib.wsgi_editors).
 
 --mode corrections: an editor starts a revision of a published case, corrects its title
 and summary, and submits it; a reviewer approves it, and the correction is public.
@@ -84,7 +85,13 @@ def main():
     import django
 
     django.setup()
+    from django.conf import settings
+
+    from cases.exchange.priority import process_below_readers
     from cases.models import Case
+
+    # As the editors' app server runs (incidentlib.wsgi_editors), in a session of its own.
+    process_below_readers(settings.EDITORS_NICENESS)
 
     editor, reviewer = people()
     rng = random.Random(options.seed)

@@ -1,5 +1,6 @@
 """An import runs below the public site's priority: on a machine it shares with the app
-servers it takes the CPU they leave, and readers keep their speed while it runs.
+servers it takes the CPU they leave, and readers keep their speed while it runs. So does the
+app server that serves the editors (incidentlib.wsgi_editors: `process_below_readers`).
 
 The importing thread is niced by settings.IMPORT_NICENESS; so is its PostgreSQL backend
 when the server is on this machine and the operating system lets us (as root, or as the
@@ -17,7 +18,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
+from django.db.backends.signals import connection_created
 
 LOCAL_HOSTS = {"", "localhost", "127.0.0.1", "::1"}
 
@@ -40,14 +42,14 @@ def _lower(pid, step):
     return before if _set(pid, before + step) else None
 
 
-def _database_backend():
+def _database_backend(of=connection):
     """The pid of this connection's PostgreSQL backend, if it runs on this machine."""
-    if connection.vendor != "postgresql":
+    if of.vendor != "postgresql":
         return None
-    host = connection.settings_dict.get("HOST") or ""
+    host = of.settings_dict.get("HOST") or ""
     if host not in LOCAL_HOSTS and not host.startswith("/"):
         return None
-    with connection.cursor() as cursor:
+    with of.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         return cursor.fetchone()[0]
 
@@ -73,6 +75,41 @@ def below_readers():
 AUTOGROUP = Path("/proc/self/autogroup")
 
 
+def _set_session(niceness):
+    """Set this process's session's niceness under autogroup; whether that was allowed."""
+    try:
+        AUTOGROUP.write_text(str(min(niceness, 19)))
+    except OSError:
+        return False
+    return True
+
+
+def process_below_readers(step):
+    """For a process that serves editors, for as long as it lives: lower it by `step`,
+    its session too if the session is its own or its app server's (gunicorn's master
+    leads it, as systemd or `setsid` start it), and each PostgreSQL backend it opens, where
+    the operating system allows. Readers' app servers then take the CPU first: an editor's
+    save or approval (about a hundred queries, a tenth of a second of CPU) waits for them
+    rather than they for it. Nothing is raised back; a process that raised a priority it
+    lowered would need privilege."""
+    if not step:
+        return
+    _lower(0, step)
+    session = _autogroup_niceness()
+    if session is not None and os.getsid(0) in (os.getpid(), os.getppid()):
+        _set_session(max(session, step))  # (each of the server's workers says so)
+
+    def lower_backend(connection, **_kwargs):
+        backend = _database_backend(connection)
+        if backend:
+            _lower(backend, step)  # (from PostgreSQL's own, as the readers' backends have)
+
+    connection_created.connect(lower_backend, weak=False, dispatch_uid="backends-below-readers")
+    for open_connection in connections.all(initialized_only=True):
+        if open_connection.connection is not None:
+            lower_backend(open_connection)
+
+
 def _autogroup_niceness():
     """This session's niceness under autogroup ("/autogroup-85 nice 0"), or None."""
     try:
@@ -90,11 +127,7 @@ def session_below_readers():
     if not step or before is None or os.getsid(0) != os.getpid():
         yield
         return
-    try:
-        AUTOGROUP.write_text(str(min(before + step, 19)))
-        lowered = True
-    except OSError:
-        lowered = False
+    lowered = _set_session(before + step)
     try:
         yield
     finally:
