@@ -12,17 +12,13 @@ when it ends, however it ends.
 """
 
 import argparse
-import json
 import os
 import random
 import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 from collections import Counter
 from datetime import UTC, datetime
@@ -31,13 +27,24 @@ from urllib.parse import urlencode, urlsplit
 
 # bench/run.py, beside this file: the same scratch-database and machine description.
 import run
+from processes import (
+    AFTER,
+    STEP_TIMEOUT,
+    ensure_wrk,
+    finish,
+    free_port,
+    run_wrk,
+    start,
+    stop,
+    wait_until_serving,
+    writes_of,
+)
 from rounds import combined, figures, row, writes_note
 from run import machine, on_database, reset_database
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "RESULTS.md"
 SECTION = re.compile(r"<!-- load -->.*?<!-- /load -->\n?", re.S)
-STEP_TIMEOUT = 1800  # seconds any one preparation step may take
 
 # Share of requests of each kind, and how each address is made.
 MIX = {
@@ -106,28 +113,6 @@ def manage(*args, env):
     print(f"manage.py {args[0]}: {seconds:.0f} s", file=sys.stderr)
 
 
-def ensure_wrk():
-    """wrk from Debian, installed as scripts/install-system-deps.sh installs packages."""
-    if shutil.which("wrk"):
-        return
-    if os.geteuid() != 0:
-        raise SystemExit("make load needs wrk: apt-get install wrk (as root)")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, timeout=STEP_TIMEOUT)
-    subprocess.run(
-        ["apt-get", "install", "-y", "-qq", "wrk"], check=True, env=env, timeout=STEP_TIMEOUT
-    )
-
-
-def free_port(preferred=8765):
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", preferred))
-        except OSError:
-            probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def addresses(database_url, count, seed=1):
     """`count` request paths in the proportions of MIX (deterministic for a seed), how many of
     each kind, and the number of published cases. Many distinct case ids and filter
@@ -178,72 +163,6 @@ def addresses(database_url, count, seed=1):
     return [makers[kind]() for kind in kinds], Counter(kinds), len(public_ids)
 
 
-def wait_until_serving(base_url, server, deadline=60):
-    stop = time.monotonic() + deadline
-    while time.monotonic() < stop:
-        if server.poll() is not None:
-            raise SystemExit(f"gunicorn exited with status {server.returncode}")
-        try:
-            with urllib.request.urlopen(f"{base_url}/healthz", timeout=5) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.5)
-    raise SystemExit(f"gunicorn did not answer {base_url}/healthz within {deadline} s")
-
-
-def stop(process):
-    """SIGTERM to the process group, then SIGKILL if it lingers."""
-    if process is None or process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
-def run_wrk(base_url, paths_file, *, threads, connections, duration, until=None):
-    """wrk for `duration` seconds; with `until` (a background process), for at least that
-    long and until AFTER seconds after the process ends, so that a row covers what the
-    process's end costs readers (an import's commit renews every page)."""
-    command = [
-        "wrk",
-        f"--threads={threads}",
-        f"--connections={connections}",
-        f"--duration={STEP_TIMEOUT if until else duration}s",
-        "--timeout=30s",
-        f"--script={ROOT / 'bench' / 'load.lua'}",
-        base_url,
-        "--",
-        str(paths_file),
-    ]
-    began = time.monotonic()
-    wrk = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        if until is not None:
-            while until.poll() is None and time.monotonic() - began < STEP_TIMEOUT:
-                time.sleep(0.2)
-            ended = time.monotonic() - began
-            time.sleep(max(AFTER, duration - ended))
-            wrk.send_signal(signal.SIGINT)  # wrk stops and reports what it measured
-        stdout, stderr = wrk.communicate(timeout=STEP_TIMEOUT + 120)
-    except BaseException:  # stopped (Ctrl-C) or timed out: wrk goes too
-        wrk.kill()
-        wrk.wait()
-        raise
-    print(stdout, stderr, sep="\n", file=sys.stderr)
-    match = re.search(r"^LOAD-RESULT (\{.*\})$", stdout, re.M)
-    if wrk.returncode != 0 or not match:
-        raise SystemExit(f"wrk failed (status {wrk.returncode})")
-    result = json.loads(match.group(1))
-    if until is not None:
-        result["background_s"] = ended
-    return result
-
-
 def server_version(database_url):
     import psycopg
 
@@ -258,8 +177,6 @@ def page_cache():
     return "each worker with its own in-memory page cache"
 
 
-# Seconds a row measured until a background process ends goes on after it.
-AFTER = 5
 HOT_SET = 80  # distinct addresses taking every request, as a popular site's traffic does
 PHASES = {
     "reads": "reads only",
@@ -267,6 +184,10 @@ PHASES = {
     "new-cases": "one new case a second (write, submit, approve)",
     "import": "during an import of {count:,} cases",
 }
+
+
+def server_workers(threads):
+    return "sync workers" if threads == 1 else f"gthread workers of {threads} threads"
 
 
 def report(rows, *, cases, workers, options, mix, distinct, version):
@@ -277,8 +198,9 @@ def report(rows, *, cases, workers, options, mix, distinct, version):
         "## Load",
         "",
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `make load` on {machine()}. "
-        f"PostgreSQL {version}, {cases:,} cases to begin with. gunicorn with {workers} sync "
-        f"workers (`incidentlib.settings.bench`, {page_cache()}) on 127.0.0.1; wrk with "
+        f"PostgreSQL {version}, {cases:,} cases to begin with. gunicorn with {workers} "
+        f"{server_workers(options.worker_threads)} (`incidentlib.settings.bench`, "
+        f"{page_cache()}) on 127.0.0.1; wrk with "
         f"{options.threads} threads and {options.connections} connections over loopback, "
         f"{options.duration} s a measure. Each mix's reads only and writes were measured in "
         f"{options.rounds} rounds (its addresses all asked for once, then reads only, then "
@@ -333,43 +255,6 @@ def warm(base_url, paths, threads=8):
         list(pool.map(fetch, dict.fromkeys(paths)))
 
 
-def start(args, env, log):
-    # Its output goes to a file, not a pipe: nothing reads a pipe while the row runs, and an
-    # import that says much (its possible duplicates) would block on a full one, unfinished.
-    output = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 (closed by finish)
-    process = subprocess.Popen(
-        args,
-        cwd=ROOT,
-        env=env,
-        stdout=output,
-        stderr=log,
-        text=True,
-        start_new_session=True,  # its own group: stopped as a whole, not by Ctrl-C
-    )
-    process.output = output
-    return process
-
-
-def finish(process, what, timeout=STEP_TIMEOUT):
-    """Wait for a background writer or import; its output, or fail the run."""
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        stop(process)
-        raise SystemExit(f"{what} did not finish") from None
-    with process.output:
-        process.output.seek(0)
-        output = process.output.read()
-    if process.returncode != 0:
-        raise SystemExit(f"{what} failed (status {process.returncode})")
-    return output
-
-
-def writes_of(output):
-    """The WRITES figures a writer printed (bench/writer.py)."""
-    return json.loads(re.search(r"^WRITES (\{.*\})$", output, re.M).group(1))
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cases", type=int, default=10_000, help="generated cases")
@@ -383,6 +268,9 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1))
+    parser.add_argument(
+        "--worker-threads", type=int, default=1, help="gunicorn's threads a worker (gthread)"
+    )
     parser.add_argument("--addresses", type=int, default=5000, help="length of the walk")
     parser.add_argument("--import-count", type=int, default=20_000, help="cases imported")
     parser.add_argument(
@@ -453,6 +341,7 @@ def main():
                         "incidentlib.wsgi",
                         f"--bind=127.0.0.1:{port}",
                         f"--workers={options.workers}",
+                        f"--threads={options.worker_threads}",
                         "--timeout=60",
                     ],
                     cwd=ROOT,

@@ -1,0 +1,145 @@
+"""The processes `make load` (bench/load.py) starts and measures with: wrk, gunicorn's
+readiness, the editors and imports it runs in the background, and their ends."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STEP_TIMEOUT = 1800  # seconds any one preparation step may take
+# Seconds a row measured until a background process ends goes on after it.
+AFTER = 5
+
+
+def ensure_wrk():
+    """wrk from Debian, installed as scripts/install-system-deps.sh installs packages."""
+    if shutil.which("wrk"):
+        return
+    if os.geteuid() != 0:
+        raise SystemExit("make load needs wrk: apt-get install wrk (as root)")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, timeout=STEP_TIMEOUT)
+    subprocess.run(
+        ["apt-get", "install", "-y", "-qq", "wrk"], check=True, env=env, timeout=STEP_TIMEOUT
+    )
+
+
+def free_port(preferred=8765):
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", preferred))
+        except OSError:
+            probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until_serving(base_url, server, deadline=60):
+    stop = time.monotonic() + deadline
+    while time.monotonic() < stop:
+        if server.poll() is not None:
+            raise SystemExit(f"gunicorn exited with status {server.returncode}")
+        try:
+            with urllib.request.urlopen(f"{base_url}/healthz", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise SystemExit(f"gunicorn did not answer {base_url}/healthz within {deadline} s")
+
+
+def stop(process):
+    """SIGTERM to the process group, then SIGKILL if it lingers."""
+    if process is None or process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def run_wrk(base_url, paths_file, *, threads, connections, duration, until=None):
+    """wrk for `duration` seconds; with `until` (a background process), for at least that
+    long and until AFTER seconds after the process ends, so that a row covers what the
+    process's end costs readers (an import's commit renews every page)."""
+    command = [
+        "wrk",
+        f"--threads={threads}",
+        f"--connections={connections}",
+        f"--duration={STEP_TIMEOUT if until else duration}s",
+        "--timeout=30s",
+        f"--script={ROOT / 'bench' / 'load.lua'}",
+        base_url,
+        "--",
+        str(paths_file),
+    ]
+    began = time.monotonic()
+    wrk = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        if until is not None:
+            while until.poll() is None and time.monotonic() - began < STEP_TIMEOUT:
+                time.sleep(0.2)
+            ended = time.monotonic() - began
+            time.sleep(max(AFTER, duration - ended))
+            wrk.send_signal(signal.SIGINT)  # wrk stops and reports what it measured
+        stdout, stderr = wrk.communicate(timeout=STEP_TIMEOUT + 120)
+    except BaseException:  # stopped (Ctrl-C) or timed out: wrk goes too
+        wrk.kill()
+        wrk.wait()
+        raise
+    print(stdout, stderr, sep="\n", file=sys.stderr)
+    match = re.search(r"^LOAD-RESULT (\{.*\})$", stdout, re.M)
+    if wrk.returncode != 0 or not match:
+        raise SystemExit(f"wrk failed (status {wrk.returncode})")
+    result = json.loads(match.group(1))
+    if until is not None:
+        result["background_s"] = ended
+    return result
+
+
+def start(args, env, log):
+    # Its output goes to a file, not a pipe: nothing reads a pipe while the row runs, and an
+    # import that says much (its possible duplicates) would block on a full one, unfinished.
+    output = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 (closed by finish)
+    process = subprocess.Popen(
+        args,
+        cwd=ROOT,
+        env=env,
+        stdout=output,
+        stderr=log,
+        text=True,
+        start_new_session=True,  # its own group: stopped as a whole, not by Ctrl-C
+    )
+    process.output = output
+    return process
+
+
+def finish(process, what, timeout=STEP_TIMEOUT):
+    """Wait for a background writer or import; its output, or fail the run."""
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        stop(process)
+        raise SystemExit(f"{what} did not finish") from None
+    with process.output:
+        process.output.seek(0)
+        output = process.output.read()
+    if process.returncode != 0:
+        raise SystemExit(f"{what} failed (status {process.returncode})")
+    return output
+
+
+def writes_of(output):
+    """The WRITES figures a writer printed (bench/writer.py)."""
+    return json.loads(re.search(r"^WRITES (\{.*\})$", output, re.M).group(1))
