@@ -11,11 +11,13 @@ from cases.models import Case, CaseVersion
 Event = CaseVersion.Event
 
 
-def snapshot(case, *, user, event, reason=None):
+def snapshot(case, *, user, event, reason=None, content=None):
     """Record the case as it is now (a pending revision is recorded under its case).
-    `reason`, for the history page, defaults to the event's own words."""
+    `reason`, for the history page, defaults to the event's own words. `content`: the
+    case's exchange form, where the caller has just written the case from it."""
     root = case.root
-    fresh = Case.objects.for_exchange().get(pk=case.pk)
+    if content is None:
+        content = case_to_exchange(Case.objects.for_exchange().get(pk=case.pk))
     number = (
         CaseVersion.objects.filter(public_id=root.public_id).aggregate(n=Max("number"))["n"] or 0
     ) + 1
@@ -23,7 +25,7 @@ def snapshot(case, *, user, event, reason=None):
         case=root,
         public_id=root.public_id,
         number=number,
-        data=case_to_exchange(fresh),
+        data=content,
         status=case.status,
         pending_revision=bool(case.draft_of_id),
         saved_by=user,

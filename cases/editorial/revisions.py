@@ -24,7 +24,13 @@ Status = Case.Status
 def exchange_form(case):
     """The case's content as the validator leaves it, or WorkflowError naming what breaks
     the rules (a case written before a rule was tightened, or around the editorial code)."""
-    normal, problems = validate_case(case_to_exchange(Case.objects.for_exchange().get(pk=case.pk)))
+    return stored_and_normal_form(case)[1]
+
+
+def stored_and_normal_form(case):
+    """The case's content as stored (its exchange form) and as the validator leaves it."""
+    stored = case_to_exchange(Case.objects.for_exchange().get(pk=case.pk))
+    normal, problems = validate_case(stored)
     if problems:
         raise WorkflowError(
             _(
@@ -33,7 +39,7 @@ def exchange_form(case):
             )
             % {"id": case.public_id, "problems": "; ".join(str(p) for p in problems)}
         )
-    return normal
+    return stored, normal
 
 
 def case_start_revision(*, case, user):
@@ -51,28 +57,39 @@ def case_start_revision(*, case, user):
         existing = Case.objects.filter(draft_of=case).first()
         if existing:
             return existing
-        copy = Case(draft_of=case, status=Status.DRAFT, created_by=user, last_edited_by=user)
+        # The copy starts with its case's text, whose words the library has.
+        copy = Case(
+            draft_of=case,
+            status=Status.DRAFT,
+            created_by=user,
+            last_edited_by=user,
+            search_text=case.search_text,
+        )
+        stored, normal = stored_and_normal_form(case)
         write_case(
             copy,
-            exchange_form(case),
+            normal,
             translation_basis=case.translation_basis or {},
             korean_changed=(),
         )
         log(copy, "revision_started", Status.PUBLISHED, Status.DRAFT, user)
-        history.snapshot(copy, user=user, event=CaseVersion.Event.REVISION_STARTED)
+        # Written from its case's content, the copy reads back as its case does.
+        history.snapshot(copy, user=user, event=CaseVersion.Event.REVISION_STARTED, content=stored)
         return copy
 
 
 def publish_revision(copy):
     """Write an approved working copy's content into its published case, and delete the
-    copy; return the published case (saved)."""
+    copy. Return the published case (saved) and its content as stored: written from the
+    copy's content, it reads back as the copy did."""
     live = Case.objects.select_for_update().get(pk=copy.draft_of_id)
+    stored, normal = stored_and_normal_form(copy)
     write_case(
         live,
-        exchange_form(copy),
+        normal,
         translation_basis=copy.translation_basis or {},
         korean_changed=(),
     )
     live.last_edited_by, live.submitted_by = copy.last_edited_by, copy.submitted_by
     copy.delete()
-    return live
+    return live, stored

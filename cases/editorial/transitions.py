@@ -24,6 +24,7 @@ from django.utils.translation import gettext_lazy
 
 from cases.caching import public_content_changed
 from cases.catalogue.changes import states_before
+from cases.exchange.serialize import review_fields
 from cases.models import Case, CaseVersion
 
 from . import history, notifications
@@ -221,7 +222,7 @@ def case_approve(*, case, user, note="", confirm_stale_korean=False):
         now = timezone.now()
         was_revision = bool(case.draft_of_id)
         before = states_before([case.draft_of_id or case.pk])
-        published = publish_revision(case) if was_revision else case
+        published, content = publish_revision(case) if was_revision else (case, None)
         published.published_at = published.published_at or now
         published.status = Status.PUBLISHED
         published.reviewed_by = display_name(user)
@@ -239,7 +240,9 @@ def case_approve(*, case, user, note="", confirm_stale_korean=False):
             pending=was_revision,
         )
         notifications.transition_recorded(recorded)
-        history.snapshot(published, user=user, event=CaseVersion.Event.APPROVED)
+        if content is not None:  # what the revision wrote, and what the approval set
+            content = {**content, **review_fields(published)}
+        history.snapshot(published, user=user, event=CaseVersion.Event.APPROVED, content=content)
         public_content_changed(before)
         return published
 

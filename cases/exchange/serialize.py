@@ -67,16 +67,24 @@ def case_to_exchange(case, *, public=False):
         for source in case.sources.all()
     ]
     data["docs"] = list(case.docs or [])
-    data["review"] = {
-        "written_by": case.written_by or None,
-        "reviewed_at": format_datetime(case.reviewed_at),
-        "reviewed_by": case.reviewed_by or None,
-    }
-    data["updated_at"] = format_datetime(case.updated_at)
+    data.update(review_fields(case))
     data["url"] = case.source_url or None
     if case.licence:  # written only when given, as the validator's normal form has it
         data["licence"] = case.licence
     return data
+
+
+def review_fields(case):
+    """The fields of a case's exchange form that its review sets (an approval sets them
+    after writing the content: editorial.transitions.case_approve)."""
+    return {
+        "review": {
+            "written_by": case.written_by or None,
+            "reviewed_at": format_datetime(case.reviewed_at),
+            "reviewed_by": case.reviewed_by or None,
+        },
+        "updated_at": format_datetime(case.updated_at),
+    }
 
 
 def fingerprint(normal_case):

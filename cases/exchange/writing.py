@@ -351,12 +351,15 @@ def write_case(case, data, *, translation_basis=None, korean_changed=None):
     """
     orgs, terms = ensure_organisations([data]), ensure_terms([data])
     stale_since = case.ko_stale_since
+    # The words of a stored case's text are the library's already (each write, import and
+    # migration remembers them): only those the new text brings are new.
+    known = set(case.search_text.split())
     fill_case(case, data, orgs, terms)
     if translation_basis is not None:
         case.translation_basis, case.ko_stale_since = translation_basis, stale_since
         update_translation_state(case, korean_changed=korean_changed)
     case.save()
-    remember_words(case.search_text.split())
+    remember_words(word for word in case.search_text.split() if word not in known)
     replace_children([(case.pk, data)], terms)
     write_links([link_of(case.pk, data)])
     return case

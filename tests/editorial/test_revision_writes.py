@@ -1,0 +1,80 @@
+"""What a correction (start a revision, submit it, approve it) writes: the versions the
+history keeps, the words search suggests from, and how many queries it takes.
+
+The finding (#21): under `make load`, one correction a second cost readers the editor's
+own work, 98 queries and about 145 ms of CPU a correction, a quarter of it reading the
+case again for the history and writing words the library already had.
+"""
+
+import io
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from cases.editorial import transitions as workflow
+from cases.exchange.serialize import case_to_exchange
+from cases.models import Case, CaseVersion, SearchWord
+from tests.exchange.test_bundled import CASES_DIR, TAXONOMY
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def library():
+    out = io.StringIO()
+    call_command("load_taxonomy", str(TAXONOMY), stdout=out)
+    call_command("import_cases", str(CASES_DIR), stdout=out)
+    return list(Case.objects.public().live().order_by("public_id"))
+
+
+def latest_version(case):
+    return CaseVersion.objects.filter(public_id=case.public_id).order_by("-number").first()
+
+
+def correct(case, editor, reviewer, *, summary):
+    copy = workflow.case_start_revision(case=case, user=editor)
+    Case.objects.filter(pk=copy.pk).update(summary_en=summary, last_edited_by=editor)
+    workflow.case_submit(case=copy, user=editor)
+    return workflow.case_approve(case=copy, user=reviewer, confirm_stale_korean=True)
+
+
+def test_each_version_a_correction_records_is_what_a_fresh_read_gives(library, editor, reviewer):
+    """Over the bundled cases (Korean, related cases, recurrences, licences, archived
+    sources): the version a revision starts with is its copy as stored, and the approved
+    version is the public case as stored."""
+    for case in library:
+        copy = workflow.case_start_revision(case=case, user=editor)
+        stored_copy = case_to_exchange(Case.objects.for_exchange().get(pk=copy.pk))
+        assert latest_version(case).data == stored_copy, case.public_id
+
+        Case.objects.filter(pk=copy.pk).update(
+            summary_en=f"{copy.summary_en} Corrected.", last_edited_by=editor
+        )
+        workflow.case_submit(case=copy, user=editor)
+        published = workflow.case_approve(case=copy, user=reviewer, confirm_stale_korean=True)
+        stored = case_to_exchange(Case.objects.for_exchange().get(pk=published.pk))
+        assert latest_version(case).data == stored, case.public_id
+        assert stored["summary"]["en"].endswith("Corrected.")
+
+
+def test_a_correction_adds_the_words_it_brings_and_keeps_the_others(library, editor, reviewer):
+    case = library[0]
+    known = set(SearchWord.objects.values_list("word", flat=True))
+    assert "quokkagate" not in known
+
+    correct(case, editor, reviewer, summary="The quokkagate outage, corrected.")
+
+    words = set(SearchWord.objects.values_list("word", flat=True))
+    assert "quokkagate" in words
+    assert known <= words  # nothing the library had is lost
+
+
+def test_a_correction_takes_a_bounded_number_of_queries(library, editor, reviewer):
+    """107 here (98 in make load's) while it read the case again for each version it
+    recorded and wrote every word of its text; 96 since."""
+    case = library[3]
+    with CaptureQueriesContext(connection) as queries:
+        correct(case, editor, reviewer, summary="Corrected once.")
+    assert len(queries) <= 96, "\n".join(q["sql"][:150] for q in queries.captured_queries)
