@@ -193,7 +193,7 @@ PROBLEM_REPORTS_PER_HOUR = int(os.environ.get("PROBLEM_REPORTS_PER_HOUR", "10"))
 if os.environ.get("REDIS_URL"):
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "incidentlib.cache.RedisCache",  # (one client a server kept)
             "LOCATION": os.environ["REDIS_URL"],
         }
     }

@@ -158,7 +158,7 @@ def shared_redis():
         redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
     except redis.ConnectionError:
         pytest.skip(f"no Redis at {REDIS_URL}")
-    backend = "django.core.cache.backends.redis.RedisCache"
+    backend = "incidentlib.cache.RedisCache"
     with override_settings(CACHES={"default": {"BACKEND": backend, "LOCATION": REDIS_URL}}):
         caches["default"].clear()
         yield redis.Redis.from_url(REDIS_URL)
