@@ -6,26 +6,21 @@ own work, 98 queries and about 145 ms of CPU a correction, a quarter of it readi
 case again for the history and writing words the library already had.
 """
 
-import io
-
 import pytest
-from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from cases.editorial import transitions as workflow
 from cases.exchange.serialize import case_to_exchange
 from cases.models import Case, CaseVersion, SearchWord
-from tests.exchange.test_bundled import CASES_DIR, TAXONOMY
+from tests.exchange.test_imported_catalogue import library  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def library():
-    out = io.StringIO()
-    call_command("load_taxonomy", str(TAXONOMY), stdout=out)
-    call_command("import_cases", str(CASES_DIR), stdout=out)
+def bundled(library):  # noqa: F811
+    """The bundled cases, imported as the library ships them."""
     return list(Case.objects.public().live().order_by("public_id"))
 
 
@@ -40,11 +35,11 @@ def correct(case, editor, reviewer, *, summary):
     return workflow.case_approve(case=copy, user=reviewer, confirm_stale_korean=True)
 
 
-def test_each_version_a_correction_records_is_what_a_fresh_read_gives(library, editor, reviewer):
+def test_each_version_a_correction_records_is_what_a_fresh_read_gives(bundled, editor, reviewer):
     """Over the bundled cases (Korean, related cases, recurrences, licences, archived
     sources): the version a revision starts with is its copy as stored, and the approved
     version is the public case as stored."""
-    for case in library:
+    for case in bundled:
         copy = workflow.case_start_revision(case=case, user=editor)
         stored_copy = case_to_exchange(Case.objects.for_exchange().get(pk=copy.pk))
         assert latest_version(case).data == stored_copy, case.public_id
@@ -59,8 +54,8 @@ def test_each_version_a_correction_records_is_what_a_fresh_read_gives(library, e
         assert stored["summary"]["en"].endswith("Corrected.")
 
 
-def test_a_correction_adds_the_words_it_brings_and_keeps_the_others(library, editor, reviewer):
-    case = library[0]
+def test_a_correction_adds_the_words_it_brings_and_keeps_the_others(bundled, editor, reviewer):
+    case = bundled[0]
     known = set(SearchWord.objects.values_list("word", flat=True))
     assert "quokkagate" not in known
 
@@ -71,10 +66,10 @@ def test_a_correction_adds_the_words_it_brings_and_keeps_the_others(library, edi
     assert known <= words  # nothing the library had is lost
 
 
-def test_a_correction_takes_a_bounded_number_of_queries(library, editor, reviewer):
+def test_a_correction_takes_a_bounded_number_of_queries(bundled, editor, reviewer):
     """107 here (98 in make load's) while it read the case again for each version it
     recorded and wrote every word of its text; 96 since."""
-    case = library[3]
+    case = bundled[3]
     with CaptureQueriesContext(connection) as queries:
         correct(case, editor, reviewer, summary="Corrected once.")
     assert len(queries) <= 96, "\n".join(q["sql"][:150] for q in queries.captured_queries)
