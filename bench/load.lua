@@ -26,11 +26,12 @@ function request()
 end
 
 function response(status, headers, body)
-  -- The page cache says whether it answered (cases/caching.py).
+  -- The page cache says whether it answered (cases/caching.py); a page it mended (its
+  -- links rendered again, cases/public/case_links.py) counts as a miss.
   local cache = headers["X-Cache"]
   if cache == "hit" then
     hits = hits + 1
-  elseif cache == "miss" then
+  elseif cache == "miss" or cache == "mended" then
     misses = misses + 1
   end
 end

@@ -115,6 +115,7 @@ class PageShows:
     counted: bool = True
     similar: object = None  # a cases.catalogue.changes.SimilarShown
     search: object = None  # a cases.catalogue.changes.ShownSearch
+    linked: object = None  # a cases.public.case_links.LinkedBlock
     declared: bool = False
 
     def frozen(self):
@@ -128,20 +129,31 @@ class PageShows:
             "counted": self.counted,
             "similar": self.similar,
             "search": self.search,
+            "linked": self.linked,
         }
 
 
 _page_shows = ContextVar("page_shows", default=None)
 
 
-def page_shows(*, cases=(), listing=False, filters=None, counted=True, similar=None, search=None):
+def page_shows(
+    *,
+    cases=(),
+    listing=False,
+    filters=None,
+    counted=True,
+    similar=None,
+    search=None,
+    linked=None,
+):
     """Say, in a cached view, what its page shows: the primary keys of the cases whose
     content it shows; whether it lists the public cases (`listing`), only those its
     `filters` select if given (cases.catalogue.paging.facet_filters), with each facet
     value's count if `counted`; the similar cases it lists (a cases.catalogue.changes.
-    SimilarShown); and the search whose first page it is (a ShownSearch). Its cached
-    copy then outlives the changes that touch none of these (Changes.touch). A view that
-    never calls this is rendered afresh after every change."""
+    SimilarShown); the search whose first page it is (a ShownSearch); and the block of
+    links to other cases it can be mended in (a cases.public.case_links.LinkedBlock).
+    Its cached copy then outlives the changes that touch none of these (Changes.touch).
+    A view that never calls this is rendered afresh after every change."""
     shows = _page_shows.get()
     if shows is not None:
         shows.declared = True
@@ -152,6 +164,8 @@ def page_shows(*, cases=(), listing=False, filters=None, counted=True, similar=N
             shows.similar = similar
         if search is not None:
             shows.search = search
+        if linked is not None:
+            shows.linked = linked
 
 
 def cache_public_page(view):
@@ -171,13 +185,16 @@ def cache_public_page(view):
     return wrapper
 
 
-def still_good(entry, version):
-    """Whether a cached entry, last known good at its version, is good at `version`."""
+def still_good(entry, version, *, but=frozenset()):
+    """Whether a cached entry, last known good at its version, is good at `version`; with
+    `but`, whether it is if the changes of those cases are left aside (a page to mend)."""
     rendered, checked, shows, *_page = entry
     if checked == version:
         return True
     if shows is None:
         return False
+    shows = {name: value for name, value in shows.items() if name != "linked"}
+    shows["cases"] = shows["cases"] - but
     from cases.catalogue.changes import changes_between  # it imports the models
 
     using = router.db_for_read(ContentVersion)
@@ -288,6 +305,30 @@ def rendered_by_another(lock, key, version):
     return rendered or (None, None)
 
 
+def mended_entry(key, entry, version):
+    """(entry, token) of a case page whose block of links was all a change touched, its
+    block rendered again (cases.public.case_links) and kept; (None, None) if the page is
+    to be rendered whole."""
+    from cases.catalogue.changes import changes_between
+    from cases.public.case_links import mendable, mended
+
+    rendered, checked, shows, status, content_type, content = entry
+    linked = (shows or {}).get("linked")
+    if linked is None:
+        return None, None
+    changes = changes_between(router.db_for_read(ContentVersion), checked, version)
+    if not mendable(linked, changes):
+        return None, None
+    if not still_good(entry, version, but=linked.linked | linked.own):
+        return None, None
+    made = mended(content, linked, version)
+    if made is None:
+        return None, None
+    content, linked = made
+    entry = (rendered, version, {**shows, "linked": linked}, status, content_type, content)
+    return entry, store_entry(key, entry)
+
+
 def page_key(full_path):
     """(the key of a page's entry, the digest of its path)"""
     digest = hashlib.sha256(full_path.encode()).hexdigest()
@@ -303,18 +344,24 @@ def cached_response(request, version, view, *args, **kwargs):
     key, digest = page_key(full_path)
     lock = rendering_lock(key, version)
     entry, token = read_entry(key)
+    answer = "hit"
     if entry is not None:
         shared_at = entry[1]
         entry = last_known_good(key, entry, token)
-    if entry is None or not still_good(entry, version):
+        if not still_good(entry, version):
+            entry, token = mended_entry(key, entry, version)
+            answer, shared_at = "mended", version
+    if entry is None:
         entry, token = rendered_by_another(lock, key, version)
-        shared_at = version
+        answer, shared_at = "hit", version
     if entry is not None:
         rendered, checked, shows, status, content_type, content = entry
         if checked != version:
             mark_checked(key, entry, token, version, shared_at)
+        # A mended page is a new page: browsers must not keep their copy of the old.
+        rendered = getattr((shows or {}).get("linked"), "mended", None) or rendered
         response = HttpResponse(content, status=status, content_type=content_type)
-        response["X-Cache"] = "hit"
+        response["X-Cache"] = answer
     else:
         shows = PageShows()
         declaring = _page_shows.set(shows)

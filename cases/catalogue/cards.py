@@ -56,7 +56,7 @@ def good_at(checked, pk, version, using):
     if checked == version:
         return True
     changes = changes_between(using, checked, version)
-    return changes is not None and pk not in changes.cases
+    return changes is not None and pk not in changes.own  # (a card shows no links)
 
 
 def listed_cards(pks, *, render_missing, highlighter=None):

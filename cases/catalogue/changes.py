@@ -118,19 +118,22 @@ def rows_for(version, before, using):
     if before is None:
         return [PublicChange(version=version, case_id=None)]
     after = states(before["pks"], using)
-    rows, linked = {}, set()
+    rows, linked, moved = {}, set(), set()
     for pk in before["pks"]:
         old, new = before["states"].get(pk), after.get(pk)
         listed = (old.listed_as() if old else None) != (new.listed_as() if new else None)
-        for state in (old, new):
-            if state is not None:
-                linked |= state.links
+        links = [state.links if state is not None else frozenset() for state in (old, new)]
+        linked |= links[0] | links[1]
+        # A case whose link to this one came or went, or that links to it as it came or
+        # went, is changed itself: its page lists other cases than it did.
+        stayed = old is not None and new is not None and old.public and new.public
+        moved |= (links[0] ^ links[1]) if stayed else (links[0] | links[1])
         facets = [state.facets() if state else None for state in (old, new)]
         rows[pk] = PublicChange(
             version=version, case_id=pk, listing=listed, facets=facets if listed else []
         )
     for pk in linked - set(rows):
-        rows[pk] = PublicChange(version=version, case_id=pk)
+        rows[pk] = PublicChange(version=version, case_id=pk, neighbour=pk not in moved)
     return list(rows.values())
 
 
@@ -149,6 +152,14 @@ class Changes:
     # What lists filtered those cases by before and after (CaseState.facets), each state
     # a public one had.
     listed_as: tuple
+    # The cases among `cases` changed only as neighbours (PublicChange.neighbour): their
+    # own content is as it was.
+    neighbours: frozenset = frozenset()
+
+    @property
+    def own(self):
+        """The cases whose own content changed."""
+        return self.cases - self.neighbours
 
     def touch(
         self,
@@ -359,39 +370,43 @@ class ChangeLog:
         missing = [v for v in wanted if (using, v) not in self._versions]
         if missing:
             self._read(using, missing[0], missing[-1])
-        cases, listed, listed_as = set(), set(), []
+        cases, own, listed, listed_as = set(), set(), set(), []
         for version in wanted:
             rows = self._versions.get((using, version))
             if rows is None:
                 return None
-            for case_id, listing, facets in rows:
+            for case_id, listing, facets, neighbour in rows:
                 cases.add(case_id)
+                if not neighbour:
+                    own.add(case_id)
                 if listing:
                     listed.add(case_id)
                     listed_as += facets
-        return Changes(frozenset(cases), frozenset(listed), tuple(listed_as))
+        return Changes(
+            frozenset(cases), frozenset(listed), tuple(listed_as), frozenset(cases - own)
+        )
 
     def _read(self, using, first, last):
         found = {}
         with connections[using].cursor() as cursor:
             cursor.execute(
-                f"SELECT version, case_id, listing, facets FROM {PublicChange._meta.db_table} "
-                "WHERE version BETWEEN %s AND %s",
+                "SELECT version, case_id, listing, facets, neighbour "
+                f"FROM {PublicChange._meta.db_table} WHERE version BETWEEN %s AND %s",
                 [first, last],
             )
-            for version, case_id, listing, facets in cursor.fetchall():
+            for version, case_id, listing, facets, neighbour in cursor.fetchall():
                 facets = json.loads(facets) if isinstance(facets, str) else facets
                 if len(facets) == 2 and facets[0] is None and facets[1] is not None:
                     facets = [None, {**facets[1], "arrived": True}]  # (SimilarShown)
                 found.setdefault(version, []).append(
-                    (case_id, listing, tuple(filter(None, facets)))
+                    (case_id, listing, tuple(filter(None, facets)), bool(neighbour))
                 )
         with self._lock:
             for version in range(first, last + 1):
                 rows = found.get(version)
                 # A version without rows is pruned or from before the log; with a row
                 # without a case it changed everything.
-                if rows is None or any(case_id is None for case_id, _l, _f in rows):
+                if rows is None or any(row[0] is None for row in rows):
                     self._versions[(using, version)] = None
                 else:
                     self._versions[(using, version)] = tuple(rows)

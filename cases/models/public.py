@@ -72,6 +72,10 @@ class PublicChange(models.Model):
     # where the public did not see it): the lists it was or is on or counted in, and the
     # case pages whose similar cases it may join or leave.
     facets = models.JSONField(default=list, blank=True)
+    # Changed only as the neighbour of a changed case, public before and after, whose link
+    # to it stayed: its own content is as it was; only what its page shows of that case is
+    # not (cases.public.case_links mends such a page rather than render it again).
+    neighbour = models.BooleanField(default=False)
 
     class Meta:
         indexes = [models.Index(fields=["version", "case_id"], name="public_change_version")]

@@ -21,6 +21,7 @@ from cases.catalogue.paging import facet_filters, faceted
 from cases.catalogue.query import CatalogueQuery
 from cases.exchange.serialize import case_to_exchange
 from cases.models import Case, CaseMerge, CaseQuerySet, CaseRelation, CaseTerm
+from cases.public.case_links import LINKED_CASE_FIELDS, block_html, place, with_block
 from cases.public.graph import TABS, build_graph, graph_tab
 from cases.public.languages import NOT_WRITTEN_NOTICES, canonical_language, written_languages
 from cases.public.provenance import provenance
@@ -157,11 +158,6 @@ def public_case(public_id, queryset):
     return case
 
 
-# What a link to another case shows: the rest of a case is long texts, read back from TOAST,
-# and sixty columns for Django to compile and load.
-LINKED_CASE_FIELDS = ("public_id", "status", "date", "title_en", "title_ko")
-
-
 def detail_queryset():
     return with_card_data(Case.objects.all()).prefetch_related("sources")
 
@@ -245,11 +241,22 @@ def render_case(request, case, *, preview=False):
     context["bibtex"] = bibtex(case, context["permalink"])
     context["provenance"] = provenance(case)
     linked += context["similar"]
+    links = {
+        "recurrence_of": recurrence_of,
+        "recurrences": recurrences,
+        "related": context["related"],
+        "similar": context["similar"],
+    }
+    response = render(request, "cases/case_detail.html", {**context, "linked_cases": place()})
+    response.content, block = with_block(
+        response.content, block_html(**links), own={case.pk, root.pk}, **links
+    )
     page_shows(
         cases=[root.pk, *(other.pk for other in linked if other is not None)],
         similar=similar.shown,
+        linked=block,
     )
-    return render(request, "cases/case_detail.html", context)
+    return response
 
 
 def bibtex(case, permalink):

@@ -1,0 +1,118 @@
+"""The block of a case page that links other cases (its related cases, recurrences and
+similar cases), rendered apart so that a cached page can be mended rather than rendered
+whole.
+
+A correction of one case's title changes every page that links it: the pages of the cases
+related to it, and of those that list it among their similar cases, some ten pages for
+each correction, each a full render (its case's texts, terms, sources and three queries
+for its links) for one changed line. When a change touched no case whose own content the
+page shows, moved none of its links (PublicChange.neighbour), and touched the linked
+cases only in what lists do not count (a title, not a date, organisation or terms:
+Changes.listed), the same cases are linked in the same order, and only the block need be
+rendered again from them: one query and a small template (`mended`, called by
+cases.caching). Any other change renders the page whole, as before.
+"""
+
+from dataclasses import dataclass, replace
+
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
+
+from cases.models import Case
+
+# What a link to another case shows: the rest of a case is long texts, read back from TOAST,
+# and sixty columns for Django to compile and load.
+LINKED_CASE_FIELDS = ("public_id", "status", "date", "title_en", "title_ko")
+TEMPLATE = "cases/case_links.html"
+# Where the page's template puts the block: replaced by it once the page is rendered.
+PLACE = "<!-- the linked cases -->"
+
+
+@dataclass(frozen=True)
+class LinkedBlock:
+    """A case page's block of links, as a cached page keeps it: the cases it links in
+    each of its parts, in their order, where it lies in the page (bytes), and the version
+    it was last mended at (a mended page is a new page: its ETag says so)."""
+
+    own: frozenset  # the case the page is of, and the case it is a revision of
+    recurrence_of: int | None
+    recurrences: tuple
+    related: tuple
+    similar: tuple
+    start: int
+    end: int
+    mended: int | None = None
+
+    @property
+    def linked(self):
+        return frozenset(
+            {*self.recurrences, *self.related, *self.similar}
+            | ({self.recurrence_of} if self.recurrence_of else set())
+        )
+
+
+def block_html(*, recurrence_of, recurrences, related, similar):
+    return render_to_string(
+        TEMPLATE,
+        {
+            "recurrence_of": recurrence_of,
+            "recurrences": recurrences,
+            "related": related,
+            "similar": similar,
+        },
+    )
+
+
+def with_block(content, block, *, own, recurrence_of, recurrences, related, similar):
+    """(the page `content`, its block put in its place, a LinkedBlock of it)."""
+    before, place, after = content.partition(PLACE.encode())
+    if not place or PLACE.encode() in after:
+        raise ValueError("a case page has one place for its linked cases")
+    html = block.encode()
+    return before + html + after, LinkedBlock(
+        own=frozenset(own),
+        recurrence_of=recurrence_of.pk if recurrence_of else None,
+        recurrences=tuple(case.pk for case in recurrences),
+        related=tuple(case.pk for case in related),
+        similar=tuple(case.pk for case in similar),
+        start=len(before),
+        end=len(before) + len(html),
+    )
+
+
+def place():
+    return mark_safe(PLACE)
+
+
+def mendable(linked, changes):
+    """Whether `changes` touched the page of a LinkedBlock only in its links' texts: then
+    the page's other parts, and which cases the block links, are as they were."""
+    return (
+        changes is not None
+        and not changes.own & linked.own
+        and not changes.listed & (linked.linked | linked.own)
+        and bool(changes.cases & linked.linked)
+    )
+
+
+def mended(content, linked, version):
+    """(content, LinkedBlock) with the block rendered again from the cases it links, read
+    afresh, at `version`; None if one of them is no longer public (render the page)."""
+    pks = linked.linked
+    cases = {
+        case.pk: case
+        for case in Case.objects.public()
+        .filter(pk__in=pks)
+        .select_related("org")
+        .only(*LINKED_CASE_FIELDS, "org__name")
+    }
+    if cases.keys() != pks:
+        return None
+    html = block_html(
+        recurrence_of=cases.get(linked.recurrence_of),
+        recurrences=[cases[pk] for pk in linked.recurrences],
+        related=[cases[pk] for pk in linked.related],
+        similar=[cases[pk] for pk in linked.similar],
+    ).encode()
+    content = content[: linked.start] + html + content[linked.end :]
+    return content, replace(linked, end=linked.start + len(html), mended=version)
