@@ -24,8 +24,9 @@ from cases.models import Case
 # and sixty columns for Django to compile and load.
 LINKED_CASE_FIELDS = ("public_id", "status", "date", "title_en", "title_ko")
 TEMPLATE = "cases/case_links.html"
-# Where the page's template puts the block: replaced by it once the page is rendered.
-PLACE = "<!-- the linked cases -->"
+# Where the block begins and ends in the page as its template renders it (taken out, and
+# the block's place kept, once it is rendered): one render, not two.
+BEGIN, END = "<!--linked-cases-->", "<!--/linked-cases-->"
 
 
 @dataclass(frozen=True)
@@ -63,25 +64,26 @@ def block_html(*, recurrence_of, recurrences, related, similar):
     )
 
 
-def with_block(content, block, *, own, recurrence_of, recurrences, related, similar):
-    """(the page `content`, its block put in its place, a LinkedBlock of it)."""
-    before, place, after = content.partition(PLACE.encode())
-    if not place or PLACE.encode() in after:
-        raise ValueError("a case page has one place for its linked cases")
-    html = block.encode()
-    return before + html + after, LinkedBlock(
+def with_block(content, *, own, recurrence_of, recurrences, related, similar):
+    """(the page `content` without the block's marks, a LinkedBlock of it)."""
+    before, begun, rest = content.partition(BEGIN.encode())
+    block, ended, after = rest.partition(END.encode())
+    if not (begun and ended) or BEGIN.encode() in after:
+        raise ValueError("a case page has one block of linked cases")
+    return before + block + after, LinkedBlock(
         own=frozenset(own),
         recurrence_of=recurrence_of.pk if recurrence_of else None,
         recurrences=tuple(case.pk for case in recurrences),
         related=tuple(case.pk for case in related),
         similar=tuple(case.pk for case in similar),
         start=len(before),
-        end=len(before) + len(html),
+        end=len(before) + len(block),
     )
 
 
-def place():
-    return mark_safe(PLACE)
+def marks():
+    """The context that marks the block in a case page's template."""
+    return {"linked_cases_begin": mark_safe(BEGIN), "linked_cases_end": mark_safe(END)}
 
 
 def mendable(linked, changes):

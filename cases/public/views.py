@@ -21,7 +21,7 @@ from cases.catalogue.paging import facet_filters, faceted
 from cases.catalogue.query import CatalogueQuery
 from cases.exchange.serialize import case_to_exchange
 from cases.models import Case, CaseMerge, CaseQuerySet, CaseRelation, CaseTerm
-from cases.public.case_links import LINKED_CASE_FIELDS, block_html, place, with_block
+from cases.public.case_links import LINKED_CASE_FIELDS, marks, with_block
 from cases.public.graph import TABS, build_graph, graph_tab
 from cases.public.languages import NOT_WRITTEN_NOTICES, canonical_language, written_languages
 from cases.public.provenance import provenance
@@ -247,10 +247,8 @@ def render_case(request, case, *, preview=False):
         "related": context["related"],
         "similar": context["similar"],
     }
-    response = render(request, "cases/case_detail.html", {**context, "linked_cases": place()})
-    response.content, block = with_block(
-        response.content, block_html(**links), own={case.pk, root.pk}, **links
-    )
+    response = render(request, "cases/case_detail.html", {**context, **marks()})
+    response.content, block = with_block(response.content, own={case.pk, root.pk}, **links)
     page_shows(
         cases=[root.pk, *(other.pk for other in linked if other is not None)],
         similar=similar.shown,
