@@ -256,8 +256,11 @@ def last_known_good(key, entry, token):
 def forget_versions():
     """Drop this process's memory of versions: the last read, and which entries were good
     at which (a version number a rolled-back transaction used is used again)."""
+    from cases.catalogue import search_checks
+
     _known_good.clear()
     _last_read.clear()
+    search_checks.forget()
 
 
 def mark_checked(key, entry, token, version, shared_at):
@@ -340,6 +343,10 @@ def rendering_lock(key, version):
 
 
 def cached_response(request, version, view, *args, **kwargs):
+    from cases.catalogue import search_checks  # (it imports the models)
+
+    if RENDERED_AHEAD not in request.META:  # (ahead of a change: not yet committed)
+        search_checks.check_ahead(version)
     full_path = request.get_full_path()
     key, digest = page_key(full_path)
     lock = rendering_lock(key, version)
@@ -386,6 +393,8 @@ def cached_response(request, version, view, *args, **kwargs):
             cache.delete(lock)  # (another's, if this one waited in vain: no harm)
         rendered = version
         response["X-Cache"] = "miss"
+    if (shows.search if isinstance(shows, PageShows) else (shows or {}).get("search")) is not None:
+        search_checks.served(key)
     if response.status_code == 200 and RENDERED_AHEAD not in request.META:
         note_read(request, full_path)  # (which pages a large import renders ahead)
     # Browsers and shared caches (a CDN) may keep the page but must ask again before they

@@ -11,14 +11,13 @@ SEED = REPO / "data" / "cases" / "IL-0585.json"
 def empty_cache():
     """Each test starts with an empty page cache, as a fresh server would: the shared
     cache and each process's memory of it (which entries were good at which version, the
-    version last read)."""
+    version last read, the searches it served)."""
     from django.core.cache import cache
 
     from cases import caching
 
     cache.clear()
-    caching._known_good.clear()
-    caching._last_read.clear()
+    caching.forget_versions()
 
 
 @pytest.fixture

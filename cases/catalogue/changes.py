@@ -172,13 +172,15 @@ class Changes:
         search=None,
         using="default",
         listed_since_rendered=None,
+        search_keys=None,
     ):
         """Whether a page may have changed that shows `cases`; that lists the public cases
         (`listing`), those its facet `filters` select (see cases.catalogue.paging.
         facet_filters; None: any) with the counts of each facet's values (`counted`); that
         lists a case's `similar` cases (a SimilarShown); or that lists the first matches of
         `search` (a ShownSearch). `listed_since_rendered`: the listed states of the changes
-        since the page was rendered (Changes.listed_as), for its similar cases."""
+        since the page was rendered (Changes.listed_as), for its similar cases;
+        `search_keys`: ShownSearch.order_keys of its search, if asked already."""
         if self.cases.intersection(cases):
             return True
         # A search lists and counts only what it finds: ShownSearch weighs its listed cases.
@@ -194,7 +196,7 @@ class Changes:
         return (
             search is not None
             and bool(self.cases)
-            and search.touched_by(self.cases, using, listed=self.listed)
+            and search.touched_by(self.cases, using, listed=self.listed, keys=search_keys)
         )
 
     def _lists(self, filters, counted):
@@ -306,12 +308,16 @@ class ShownSearch:
     unfound: object = None
     unknown: tuple = ()
 
-    def touched_by(self, changed, using, listed=frozenset()):
+    def asked(self, changed):
+        """The cases whose order keys (cases.search.query.order_keys) its check asks."""
+        return [*changed, *filter(None, [self.last])]
+
+    def touched_by(self, changed, using, listed=frozenset(), keys=None):
         """Whether changed cases not shown on the page change it: if one came into or
         left the matches, or one it found or finds changed what lists count it by (`listed`:
         the counts change), or if one the page's filters keep now ranks above its last
         case; or if the search as written now finds one, or a word it lacked is now
-        corrected."""
+        corrected. `keys`: the plan's order keys of the cases `asked`, if known."""
         from cases.search.query import order_keys  # it imports the search rules
         from cases.search.typos import corrections
 
@@ -319,7 +325,8 @@ class ShownSearch:
             return True
         if self.unknown and corrections(list(self.unknown), using):
             return True
-        keys = order_keys(self.plan, [*changed, *filter(None, [self.last])], self.ordering, using)
+        if keys is None:
+            keys = order_keys(self.plan, self.asked(changed), self.ordering, using)
         for pk in changed:
             found_before, found = bool(self.matched >> pk & 1), pk in keys
             if found_before != found or (found and pk in listed):

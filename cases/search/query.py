@@ -67,6 +67,33 @@ def order_keys(plan, pks, ordering, using):
         return {pk: tuple(values) for pk, *values in cursor.fetchall()}
 
 
+# Asks of order_keys_together in one query: SQLite allows 500 terms of a UNION.
+TOGETHER = 64
+
+
+def order_keys_together(asks, ordering, using):
+    """order_keys of several plans, each over its own cases, in one query for each
+    TOGETHER of them: [{pk: values}] in the order of `asks`, (plan, pks) pairs."""
+    found = [{} for _ in asks]
+    asked = [(number, plan, list(dict.fromkeys(pks))) for number, (plan, pks) in enumerate(asks)]
+    asked = [each for each in asked if each[2]]
+    for first in range(0, len(asked), TOGETHER):
+        parts, params = [], []
+        for number, plan, pks in asked[first : first + TOGETHER]:
+            sql, plan_params = _found(plan, ordering, using)
+            marks = ", ".join(["%s"] * len(pks))
+            parts.append(
+                f"SELECT {int(number)} AS ask, found.* FROM ({sql}) found "  # noqa: S608 (placeholders)
+                f"WHERE found.case_id IN ({marks})"
+            )
+            params += [*plan_params, *pks]
+        with connections[using].cursor() as cursor:
+            cursor.execute(" UNION ALL ".join(parts), params)
+            for number, pk, *values in cursor.fetchall():
+                found[number][pk] = tuple(values)
+    return found
+
+
 def search(queryset, query, plan=None):
     """The cases of `queryset` that the query's plan finds, annotated with their
     `relevance`. `plan` is the query's, with names and corrections, if already made.

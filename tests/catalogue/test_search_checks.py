@@ -1,0 +1,77 @@
+"""After a change, the search pages a process served are checked together, in one query,
+by the first request it serves at the new version (cases.catalogue.search_checks): their
+readers then get them from the cache without a query of their own, and a search the change
+did touch is still rendered afresh."""
+
+import random
+
+import pytest
+from django.core.cache import cache
+
+from cases.models import Case
+from cases.search.text import refresh_search_text
+from tests.factories import CaseFactory, UserFactory
+from tests.workflow import approve_edit
+
+pytestmark = pytest.mark.django_db
+
+WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+SEARCHES = [f"/en/cases/?q={word}" for word in WORDS[:4]] + ["/ko/cases/?q=echo"]
+
+
+@pytest.fixture
+def people():
+    return UserFactory(role="editor"), UserFactory(role="reviewer")
+
+
+@pytest.fixture
+def worded_library():
+    made = [
+        CaseFactory(
+            public_id=f"IL-07{n:02}",
+            title_en=f"Outage {n} of the {WORDS[n % 6]} service",
+            summary_en=f"It involved {WORDS[(n + 2) % 6]} and {WORDS[(n + 3) % 6]}.",
+        )
+        for n in range(8)
+    ]
+    refresh_search_text(Case.objects.all())
+    return made
+
+
+def test_the_searches_a_process_served_are_checked_once_for_all_after_a_change(
+    client, worded_library, people, django_assert_num_queries
+):
+    for url in SEARCHES:
+        client.get(url)
+    approve_edit(worded_library[0], *people, summary_en="Nothing to find here.")
+    client.get("/en/cases/IL-0707/")  # the first request at the new version checks them
+    for url in ["/en/cases/?q=bravo", "/ko/cases/?q=echo"]:
+        # The finding (under load): each search's first reader after a change ran a
+        # query of its own to check it, a few requests in a hundred.
+        with django_assert_num_queries(1):  # (the version)
+            assert client.get(url)["X-Cache"] == "hit"
+
+
+def test_a_search_the_change_touched_is_rendered_afresh(client, worded_library, people):
+    for url in SEARCHES:
+        client.get(url)
+    approve_edit(worded_library[5], *people, summary_en="Now it mentions bravo.")
+    assert client.get("/en/cases/?q=alpha")["X-Cache"] == "hit"  # (it checked them all)
+    response = client.get("/en/cases/?q=bravo")
+    assert response["X-Cache"] == "miss" and "IL-0705" in response.content.decode()
+
+
+def test_searches_checked_together_are_what_a_fresh_render_makes(client, worded_library, people):
+    rng = random.Random(5)
+    for step in range(12):
+        for url in SEARCHES:
+            client.get(url)
+        case = Case.objects.get(pk=rng.choice(worded_library).pk)
+        words = " ".join(rng.sample(WORDS, 2))
+        field = rng.choice(["title_en", "summary_en"])
+        approve_edit(case, *people, confirm_stale_korean=True, **{field: f"About {words}."})
+        client.get("/en/cases/IL-0700/")  # checks them together
+        cached = {url: client.get(url).content for url in SEARCHES}
+        cache.clear()
+        for url in SEARCHES:
+            assert client.get(url).content == cached[url], (step, url)
