@@ -68,7 +68,7 @@ def mark_good(keys, version):
     for key, about in cache.get_many(keys).items():
         _rendered, checked, shows, *_rest = about
         search = (shows or {}).get("search")
-        if search is None or checked >= version or search.unfound or search.unknown:
+        if search is None or checked >= version or search.unfound is not None or search.unknown:
             continue  # (a search as written, or with words it lacked: its reader checks)
         changes = changes_between(using, checked, version)
         if changes is None or not changes.cases or changes.cases & shows["cases"]:
