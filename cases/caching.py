@@ -369,6 +369,7 @@ def cached_response(request, version, view, *args, **kwargs):
         rendered = getattr((shows or {}).get("linked"), "mended", None) or rendered
         response = HttpResponse(content, status=status, content_type=content_type)
         response["X-Cache"] = answer
+        searched = (shows or {}).get("search") is not None
     else:
         shows = PageShows()
         declaring = _page_shows.set(shows)
@@ -393,8 +394,9 @@ def cached_response(request, version, view, *args, **kwargs):
             cache.delete(lock)  # (another's, if this one waited in vain: no harm)
         rendered = version
         response["X-Cache"] = "miss"
-    if (shows.search if isinstance(shows, PageShows) else (shows or {}).get("search")) is not None:
-        search_checks.served(key)
+        searched = shows.search is not None
+    if searched:
+        search_checks.served(key)  # (checked with the others it served after a change)
     if response.status_code == 200 and RENDERED_AHEAD not in request.META:
         note_read(request, full_path)  # (which pages a large import renders ahead)
     # Browsers and shared caches (a CDN) may keep the page but must ask again before they
