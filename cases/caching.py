@@ -38,8 +38,9 @@ PAGE_TIMEOUT = 60 * 60
 # release's entries from a shared cache (it would fail on them), it renders afresh. Moved
 # too by a release whose pages change for everyone (5: every page links the API, the
 # suggestion form and, on a case, "Report a problem"; 6: a Korean page marks a term's
-# label shown in English; 7: a case's organisation links its page).
-PAGE_FORMAT = 7
+# label shown in English; 7: a case's organisation links its page; 8: what a page can be
+# mended in is kept as one part, its case page's links or its list's cards).
+PAGE_FORMAT = 8
 CACHED_STATUSES = {200, 404, 410}
 # A process rendering a page says so for at most this long; others wait for its copy up to
 # RENDER_WAIT seconds (a page takes tens of milliseconds), then render it themselves.
@@ -115,7 +116,7 @@ class PageShows:
     counted: bool = True
     similar: object = None  # a cases.catalogue.changes.SimilarShown
     search: object = None  # a cases.catalogue.changes.ShownSearch
-    linked: object = None  # a cases.public.case_links.LinkedBlock
+    mendable: object = None  # a case page's LinkedBlock, a list's CardsBlock
     declared: bool = False
 
     def frozen(self):
@@ -129,8 +130,14 @@ class PageShows:
             "counted": self.counted,
             "similar": self.similar,
             "search": self.search,
-            "linked": self.linked,
+            "mendable": self.mendable,
         }
+
+
+def touch_arguments(shows):
+    """What Changes.touch is asked of a page whose frozen PageShows is `shows`: all but
+    the part it can be mended in, which says where that part lies, not what it shows."""
+    return {name: value for name, value in shows.items() if name != "mendable"}
 
 
 _page_shows = ContextVar("page_shows", default=None)
@@ -144,14 +151,16 @@ def page_shows(
     counted=True,
     similar=None,
     search=None,
-    linked=None,
+    mendable=None,
 ):
     """Say, in a cached view, what its page shows: the primary keys of the cases whose
     content it shows; whether it lists the public cases (`listing`), only those its
     `filters` select if given (cases.catalogue.paging.facet_filters), with each facet
     value's count if `counted`; the similar cases it lists (a cases.catalogue.changes.
-    SimilarShown); the search whose first page it is (a ShownSearch); and the block of
-    links to other cases it can be mended in (a cases.public.case_links.LinkedBlock).
+    SimilarShown); the search whose first page it is (a ShownSearch); and the part of it
+    that can be mended after a change of the cases it shows there (`mendable`: a case
+    page's cases.public.case_links.LinkedBlock, a list's cases.catalogue.card_blocks.
+    CardsBlock).
     Its cached copy then outlives the changes that touch none of these (Changes.touch).
     A view that never calls this is rendered afresh after every change."""
     shows = _page_shows.get()
@@ -164,8 +173,8 @@ def page_shows(
             shows.similar = similar
         if search is not None:
             shows.search = search
-        if linked is not None:
-            shows.linked = linked
+        if mendable is not None:
+            shows.mendable = mendable
 
 
 def cache_public_page(view):
@@ -193,7 +202,7 @@ def still_good(entry, version, *, but=frozenset()):
         return True
     if shows is None:
         return False
-    shows = {name: value for name, value in shows.items() if name != "linked"}
+    shows = touch_arguments(shows)
     shows["cases"] = shows["cases"] - but
     from cases.catalogue.changes import changes_between  # it imports the models
 
@@ -309,26 +318,24 @@ def rendered_by_another(lock, key, version):
 
 
 def mended_entry(key, entry, version):
-    """(entry, token) of a case page whose block of links was all a change touched, its
-    block rendered again (cases.public.case_links) and kept; (None, None) if the page is
-    to be rendered whole."""
+    """(entry, token) of a page whose mendable part (its links, its cards) was all a change
+    touched, that part rendered again and kept; (None, None) if the page is to be rendered
+    whole."""
     from cases.catalogue.changes import changes_between
-    from cases.public.case_links import mendable, mended
 
     rendered, checked, shows, status, content_type, content = entry
-    linked = (shows or {}).get("linked")
-    if linked is None:
+    part = (shows or {}).get("mendable")
+    if part is None:
         return None, None
     changes = changes_between(router.db_for_read(ContentVersion), checked, version)
-    if not mendable(linked, changes):
+    aside = part.set_aside(changes) if changes is not None else None
+    if not aside or not still_good(entry, version, but=aside):
         return None, None
-    if not still_good(entry, version, but=linked.linked | linked.own):
-        return None, None
-    made = mended(content, linked, version)
+    made = part.mend(content, version)
     if made is None:
         return None, None
-    content, linked = made
-    entry = (rendered, version, {**shows, "linked": linked}, status, content_type, content)
+    content, part = made
+    entry = (rendered, version, {**shows, "mendable": part}, status, content_type, content)
     return entry, store_entry(key, entry)
 
 
@@ -366,7 +373,7 @@ def cached_response(request, version, view, *args, **kwargs):
         if checked != version:
             mark_checked(key, entry, token, version, shared_at)
         # A mended page is a new page: browsers must not keep their copy of the old.
-        rendered = getattr((shows or {}).get("linked"), "mended", None) or rendered
+        rendered = getattr((shows or {}).get("mendable"), "mended", None) or rendered
         response = HttpResponse(content, status=status, content_type=content_type)
         response["X-Cache"] = answer
         searched = (shows or {}).get("search") is not None

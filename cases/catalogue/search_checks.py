@@ -58,7 +58,7 @@ def check_ahead(version):
 
 
 def mark_good(keys, version):
-    from cases.caching import PAGE_TIMEOUT
+    from cases.caching import PAGE_TIMEOUT, touch_arguments
     from cases.catalogue.changes import changes_between
     from cases.models import ContentVersion
     from cases.search.query import order_keys_together
@@ -83,7 +83,7 @@ def mark_good(keys, version):
         ]
         found = order_keys_together(asks, ordering, using)
         for (key, about, changes), keys_found in zip(asked, found, strict=True):
-            shows = {name: value for name, value in about[2].items() if name != "linked"}
+            shows = touch_arguments(about[2])
             if not changes.touch(**shows, using=using, search_keys=keys_found):
                 good[key] = (about[0], version, *about[2:])
     if good:

@@ -90,6 +90,6 @@ def publish_revision(copy):
         translation_basis=copy.translation_basis or {},
         korean_changed=(),
     )
-    live.last_edited_by, live.submitted_by = copy.last_edited_by, copy.submitted_by
+    live.last_edited_by_id, live.submitted_by_id = copy.last_edited_by_id, copy.submitted_by_id
     copy.delete()
     return live, stored

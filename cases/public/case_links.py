@@ -51,6 +51,15 @@ class LinkedBlock:
             | ({self.recurrence_of} if self.recurrence_of else set())
         )
 
+    # What cases.caching asks of a page's mendable part.
+    def set_aside(self, changes):
+        """The cases whose changes mending the block answers for, or None: render the
+        page whole."""
+        return self.linked | self.own if mendable(self, changes) else None
+
+    def mend(self, content, version):
+        return mended(content, self, version)
+
 
 def block_html(*, recurrence_of, recurrences, related, similar):
     return render_to_string(

@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from cases.caching import cache_public_page, page_shows
+from cases.catalogue.card_blocks import cards_block
 from cases.catalogue.cards import listed_cards
 from cases.catalogue.listing import rendered_cards
 from cases.catalogue.query import CatalogueQuery
@@ -49,12 +50,14 @@ def organisation_detail(request, slug):
     filters["org"] = org.slug
     query = CatalogueQuery(filters)
     page = query.page(request.GET.get("page"))
-    list_shows(query, page, counted=False)
     page.object_list = listed_cards(
         page.object_list, render_missing=lambda pks: rendered_cards(pks, query.terms, None)
     )
     context = {"org": org, "page": page, "list_query": filters.urlencode()}
-    return render(request, "cases/organisation.html", context)
+    response = render(request, "cases/organisation.html", context)
+    cards = cards_block(response.content, page.object_list)
+    list_shows(query, page, counted=False, cards=cards)
+    return response
 
 
 @require_safe

@@ -14,6 +14,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from cases.caching import cache_public_page, page_shows
 from cases.catalogue.bounds import bounded
+from cases.catalogue.card_blocks import cards_block
 from cases.catalogue.changes import ShownSearch, SimilarShown
 from cases.catalogue.filters import DATES
 from cases.catalogue.listing import build_listing, with_card_data
@@ -59,24 +60,29 @@ def case_list(request):
     listing.notices[:0] = left_out
     # Its "Check your own system" shows titles and follow-ups of cases beyond the page.
     checked = listing.check.case_keys() if listing.check else []
-    list_shows(query, listing.page, counted=True, also=checked)
-    return render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
+    response = render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
+    cards = cards_block(response.content, listing.page.object_list, elsewhere=checked)
+    list_shows(query, listing.page, counted=True, also=checked, cards=cards)
+    return response
 
 
-def list_shows(query, page, *, counted, also=()):
+def list_shows(query, page, *, counted, also=(), cards=None):
     """Say what a list's page shows (cases.caching.page_shows): the cases on it, and the
     public cases its facets select, with each facet value's count if `counted` (the HTML
     list; its JSON has no counts). A search answered with the cases having only some of its
     words is shown as that partial search, which a case finding every word changes, and a
     word like one it lacked. One answered with its words corrected, or past its first
-    page, is rendered afresh after any change."""
+    page, is rendered afresh after any change. `cards`: the CardsBlock of a list that is
+    no search, which a change of its cases' texts mends (cases.catalogue.card_blocks)."""
     keys = [getattr(case, "pk", case) for case in page.object_list]
     # What dates select is not in the index: such a list changes with any listed change.
     filters = None
     if query.valid and not any(query.data.get(name) for name in DATES):
         filters = facet_filters(query.filterset, query.index)
     if not query.searches:
-        page_shows(listing=True, filters=filters, counted=counted, cases=[*keys, *also])
+        page_shows(
+            listing=True, filters=filters, counted=counted, cases=[*keys, *also], mendable=cards
+        )
     elif page.number == 1 and hasattr(query, "matched") and shown_as_planned(query):
         listed = faceted(query.filterset, query.index, query.matched)
         search = ShownSearch(
@@ -252,7 +258,7 @@ def render_case(request, case, *, preview=False):
     page_shows(
         cases=[root.pk, *(other.pk for other in linked if other is not None)],
         similar=similar.shown,
-        linked=block,
+        mendable=block,
     )
     return response
 
