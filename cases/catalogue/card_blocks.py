@@ -25,12 +25,12 @@ from cases.catalogue.filters import public_terms
 @dataclass(frozen=True)
 class CardsBlock:
     """A list page's run of cards, as its cached copy keeps it: the cases on the cards in
-    their order, those the page shows nowhere else, the language of the cards, where the
+    their order, the cases the page shows elsewhere, the language of the cards, where the
     run lies in the page (bytes), and the version it was last mended at (a mended page is
     a new page: its ETag says so)."""
 
     cases: tuple
-    alone: frozenset
+    elsewhere: frozenset
     language: str
     start: int
     end: int
@@ -39,11 +39,13 @@ class CardsBlock:
     # What cases.caching asks of a page's mendable part.
     def set_aside(self, changes):
         """The cases whose changes putting in their cards again answers for, or None:
-        render the page whole."""
-        on_cards = changes.cases.intersection(self.cases)
-        if not on_cards or not on_cards <= self.alone or on_cards & changes.listed:
+        render the page whole. A case changed as another's neighbour (its links, which
+        a list does not show) changed nothing the page shows of it."""
+        shown = changes.cases & ({*self.cases} | self.elsewhere)
+        own = changes.own & shown
+        if not shown or own & self.elsewhere or own & changes.listed:
             return None
-        return on_cards
+        return shown
 
     def mend(self, content, version):
         """(content, CardsBlock) with the run of cards as the card cache has it at
@@ -73,10 +75,9 @@ def cards_block(content, cards, *, elsewhere=()):
     start = content.find(run)
     if start < 0 or content.find(run, start + 1) >= 0:
         return None
-    cases = tuple(card.pk for card in cards)
     return CardsBlock(
-        cases=cases,
-        alone=frozenset(cases) - frozenset(elsewhere),
+        cases=tuple(card.pk for card in cards),
+        elsewhere=frozenset(elsewhere),
         language=translation.get_language(),
         start=start,
         end=start + len(run),

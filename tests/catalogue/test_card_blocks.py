@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from cases.catalogue.card_blocks import CardsBlock
 from cases.catalogue.changes import Changes
 from cases.editorial import transitions as workflow
-from cases.models import Case, Vocabulary
+from cases.models import Case, CaseRelation, Vocabulary
 from cases.search.text import refresh_search_text
 from tests.factories import CaseFactory, OrganisationFactory, TermFactory, UserFactory
 from tests.workflow import approve_edit
@@ -175,16 +175,44 @@ def test_a_case_the_list_shows_beyond_its_card_renders_it_whole(client, people):
     assert response.content == fresh(client, LIST)
 
 
-def test_only_changes_to_cases_shown_on_their_cards_alone_are_set_aside():
-    block = CardsBlock(cases=(1, 2, 3), alone=frozenset({1, 2}), language="en", start=0, end=9)
+def test_a_correction_of_a_case_a_listed_case_links_leaves_the_list_as_it_was(client, people):
+    """The listed case is the corrected one's neighbour: its links changed, which neither
+    its card nor "Check your own system" shows."""
+    timeouts = TermFactory(
+        vocabulary=Vocabulary.CONTRIBUTING, slug="missing-timeouts", label_en="Missing timeouts"
+    )
+    first = CaseFactory(public_id="IL-0801", title_en="First", with_terms=[timeouts])
+    CaseFactory(public_id="IL-0802", title_en="Second", with_terms=[timeouts])
+    linked = CaseFactory(public_id="IL-0803", title_en="Linked")
+    CaseRelation.objects.create(from_case=first, to_case=linked, position=0)
+    url = "/en/cases/?contributing=missing-timeouts"
+    before = client.get(url).content
+    assert b'href="/en/cases/IL-0801/"' in before and b"IL-0803" not in before
+    approve_edit(linked, *people, title_en="Linked, corrected")
+    response = client.get(url)
+    # The finding: the list was rendered whole, for a change it does not show.
+    assert response["X-Cache"] != "miss"
+    assert response.content == before == fresh(client, url)
 
-    def changes(cases, listed=()):
-        return Changes(cases=frozenset(cases), listed=frozenset(listed), listed_as=())
+
+def test_only_changes_to_the_texts_of_cases_on_cards_alone_are_set_aside():
+    block = CardsBlock(cases=(1, 2, 3), elsewhere=frozenset({3, 4}), language="en", start=0, end=9)
+
+    def changes(cases, listed=(), neighbours=()):
+        return Changes(
+            cases=frozenset(cases),
+            listed=frozenset(listed),
+            listed_as=(),
+            neighbours=frozenset(neighbours),
+        )
 
     assert block.set_aside(changes({2, 9})) == {2}
-    assert block.set_aside(changes({3})) is None  # (shown elsewhere on the page too)
+    assert block.set_aside(changes({3})) is None  # (its title is shown elsewhere too)
+    assert block.set_aside(changes({4})) is None
     assert block.set_aside(changes({2}, listed={2})) is None
-    assert block.set_aside(changes({9})) is None  # (none on its cards: nothing to mend)
+    assert block.set_aside(changes({9})) is None  # (none the page shows: nothing to mend)
+    # Changed as the neighbours of a corrected case: their links, which lists do not show.
+    assert block.set_aside(changes({1, 3, 4, 9}, neighbours={3, 4})) == {1, 3, 4}
 
 
 def test_every_list_mended_or_kept_through_many_changes_is_what_a_fresh_render_makes(
