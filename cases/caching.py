@@ -317,26 +317,29 @@ def rendered_by_another(lock, key, version):
     return rendered or (None, None)
 
 
-def mended_entry(key, entry, version):
-    """(entry, token) of a page whose mendable part (its links, its cards) was all a change
-    touched, that part rendered again and kept; (None, None) if the page is to be rendered
-    whole."""
+def mended_entry(key, entry, token, version):
+    """(entry, token, answer) of a page whose mendable part (its links, its cards) was all
+    a change touched: "mended", that part rendered again and kept; or "hit", the entry as
+    it was, if the part shows nothing the change changed (the links of its cases). (None,
+    None, None) if the page is to be rendered whole."""
     from cases.catalogue.changes import changes_between
 
     rendered, checked, shows, status, content_type, content = entry
     part = (shows or {}).get("mendable")
     if part is None:
-        return None, None
+        return None, None, None
     changes = changes_between(router.db_for_read(ContentVersion), checked, version)
     aside = part.set_aside(changes) if changes is not None else None
     if not aside or not still_good(entry, version, but=aside):
-        return None, None
+        return None, None, None
+    if not part.changed_by(changes):
+        return entry, token, "hit"
     made = part.mend(content, version)
     if made is None:
-        return None, None
+        return None, None, None
     content, part = made
     entry = (rendered, version, {**shows, "mendable": part}, status, content_type, content)
-    return entry, store_entry(key, entry)
+    return entry, store_entry(key, entry), "mended"
 
 
 def page_key(full_path):
@@ -363,8 +366,8 @@ def cached_response(request, version, view, *args, **kwargs):
         shared_at = entry[1]
         entry = last_known_good(key, entry, token)
         if not still_good(entry, version):
-            entry, token = mended_entry(key, entry, version)
-            answer, shared_at = "mended", version
+            entry, token, answer = mended_entry(key, entry, token, version)
+            shared_at = version if answer == "mended" else shared_at
     if entry is None:
         entry, token = rendered_by_another(lock, key, version)
         answer, shared_at = "hit", version

@@ -47,6 +47,10 @@ class CardsBlock:
             return None
         return shown
 
+    def changed_by(self, changes):
+        """Whether a change set aside changed a card (the page is as it was if not)."""
+        return bool(changes.own.intersection(self.cases))
+
     def mend(self, content, version):
         """(content, CardsBlock) with the run of cards as the card cache has it at
         `version` (the public version this request reads); None if a case is gone."""

@@ -57,6 +57,9 @@ class LinkedBlock:
         page whole."""
         return self.linked | self.own if mendable(self, changes) else None
 
+    def changed_by(self, changes):
+        return True  # (set aside only when a case it links changed: mendable)
+
     def mend(self, content, version):
         return mended(content, self, version)
 
