@@ -334,7 +334,7 @@ def mended_entry(key, entry, token, version):
         return None, None, None
     if not part.changed_by(changes):
         return entry, token, "hit"
-    made = part.mend(content, version)
+    made = part.mend(content, version, changes)
     if made is None:
         return None, None, None
     content, part = made

@@ -1,88 +1,149 @@
-"""A list page's run of cards, kept with its cached copy so that the page can be mended
-rather than rendered whole.
+"""A list page's run of cards and its "Check your own system", kept with its cached copy
+so that the page can be mended rather than rendered whole.
 
-A correction of one case's title changes every list that shows its card: under one
-correction a second, the broad mix rendered about one such list a second again, whole (its
-facets, counts, charts and twenty cards), for one changed card. When a change touched the
-cases on a list's cards only in what lists do not count or sort by (a title or a summary,
-not a date, organisation, terms or being public: Changes.listed), the same cases are on
-the same page in the same order under the same counts, and only their cards need be put
-in again: the run of cards is taken from the card cache (cases.catalogue.cards), where
-only the changed cards are rendered, and put in place of the old (`CardsBlock.mend`,
-called by cases.caching). A search's page is never mended (a changed text moves what it
-finds and marks), nor a page that shows a changed case elsewhere than on its card (its
-"Check your own system"). Any other change renders the page whole, as before.
+A correction of one case's title changes every list that shows its card, or names it
+under a question of its "Check your own system": under one correction a second, the broad
+mix rendered about one such list a second again, whole (its facets, counts, charts and
+twenty cards), for one changed card or line. When a change touched the cases a list shows
+only in what lists do not count or sort by (a title or a summary, not a date,
+organisation, terms or being public: Changes.listed), the same cases are on the same page
+in the same order under the same counts, and the same questions name the same cases: only
+their texts need be put in again. The run of cards is taken from the card cache
+(cases.catalogue.cards), where only the changed cards are rendered; the section is made
+again from what it asked (a CheckPlan: one query). Both are put in place of the old
+(`CardsBlock.mend`, called by cases.caching). A search's page is never mended (a changed
+text moves what it finds and marks). Any other change renders the page whole, as before.
 """
 
 from dataclasses import dataclass, replace
 
+from django.template.loader import render_to_string
 from django.utils import translation
 
 from cases.catalogue.cards import listed_cards
+from cases.catalogue.checklist import check_of
 from cases.catalogue.filters import public_terms
+
+CHECK_TEMPLATE = "cases/check_section.html"
+CHECK_BEGIN, CHECK_END = b'<section class="check"', b"</section>"
+
+
+@dataclass(frozen=True)
+class CheckPart:
+    """Where a list page's "Check your own system" lies (bytes), and what it asks."""
+
+    plan: object  # a cases.catalogue.checklist.CheckPlan
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)
 class CardsBlock:
     """A list page's run of cards, as its cached copy keeps it: the cases on the cards in
-    their order, the cases the page shows elsewhere, the language of the cards, where the
-    run lies in the page (bytes), and the version it was last mended at (a mended page is
-    a new page: its ETag says so)."""
+    their order, its section "Check your own system" if it can be made again (CheckPart),
+    the cases the page shows elsewhere (a section that cannot), the language of the page,
+    where the run lies (bytes), and the version it was last mended at (a mended page is a
+    new page: its ETag says so)."""
 
     cases: tuple
     elsewhere: frozenset
     language: str
     start: int
     end: int
+    check: CheckPart | None = None
     mended: int | None = None
+
+    @property
+    def shown(self):
+        checked = self.check.plan.case_keys() if self.check else set()
+        return {*self.cases} | self.elsewhere | checked
 
     # What cases.caching asks of a page's mendable part.
     def set_aside(self, changes):
-        """The cases whose changes putting in their cards again answers for, or None:
-        render the page whole. A case changed as another's neighbour (its links, which
-        a list does not show) changed nothing the page shows of it."""
-        shown = changes.cases & ({*self.cases} | self.elsewhere)
+        """The cases whose changes putting in their cards and section again answers for,
+        or None: render the page whole. A case changed as another's neighbour (its links,
+        which a list does not show) changed nothing the page shows of it."""
+        shown = changes.cases & self.shown
         own = changes.own & shown
         if not shown or own & self.elsewhere or own & changes.listed:
             return None
         return shown
 
     def changed_by(self, changes):
-        """Whether a change set aside changed a card (the page is as it was if not)."""
-        return bool(changes.own.intersection(self.cases))
+        """Whether a change set aside changed what the page shows (it is as it was if
+        not)."""
+        return bool(changes.own & self.shown)
 
-    def mend(self, content, version):
-        """(content, CardsBlock) with the run of cards as the card cache has it at
-        `version` (the public version this request reads); None if a case is gone."""
+    def mend(self, content, version, changes):
+        """(content, CardsBlock) with the cards as the card cache has them at `version`
+        (the public version this request reads), and the section made again if a case it
+        names changed; None if a case is gone."""
         from cases.catalogue.listing import rendered_cards  # (it imports this module)
 
+        check = self.check
         with translation.override(self.language):
             cards = listed_cards(
                 self.cases,
                 render_missing=lambda pks: rendered_cards(pks, public_terms(), None),
             )
+            section = None
+            if check is not None and changes.own & check.plan.case_keys():
+                section = check_section(check.plan)
         if tuple(card.pk for card in cards) != self.cases:
             return None
+        if section is not None:  # (after the cards: their place is as it was)
+            content = content[: check.start] + section + content[check.end :]
+            check = replace(check, end=check.start + len(section))
         run = "".join(card.html for card in cards).encode()
         content = content[: self.start] + run + content[self.end :]
-        return content, replace(self, end=self.start + len(run), mended=version)
+        moved = self.start + len(run) - self.end
+        if check is not None:
+            check = replace(check, start=check.start + moved, end=check.end + moved)
+        return content, replace(self, end=self.start + len(run), check=check, mended=version)
 
 
-def cards_block(content, cards, *, elsewhere=()):
+def check_section(plan):
+    """The section a CheckPlan asks, as the list page renders it (bytes)."""
+    html = render_to_string(CHECK_TEMPLATE, {"check": check_of(plan)}).encode()
+    start = html.find(CHECK_BEGIN)
+    return html[start : html.index(CHECK_END, start) + len(CHECK_END)]
+
+
+def cards_block(content, cards, *, check=None):
     """The CardsBlock of a rendered list page (`content`, bytes) whose cards are `cards`
-    (ListedCards, rendered in the active language without search marks) and which shows
-    the cases `elsewhere` outside them too; None if the page does not hold the run once
-    (nothing to mend: the page is rendered whole after a change of its cases)."""
+    (ListedCards, rendered in the active language without search marks), and whose
+    "Check your own system" is `check` (a Check) if it has one; None if the page does not
+    hold the run of cards once (nothing to mend: the page is rendered whole after a change
+    of its cases)."""
     if not cards:
         return None
     run = "".join(card.html for card in cards).encode()
     start = content.find(run)
     if start < 0 or content.find(run, start + 1) >= 0:
         return None
+    end = start + len(run)
+    part, elsewhere = None, frozenset()
+    if check is not None:
+        span = section_span(content, end)
+        if span is None or check.plan is None:
+            elsewhere = frozenset(check.case_keys())
+        else:
+            part = CheckPart(check.plan, *span)
     return CardsBlock(
         cases=tuple(card.pk for card in cards),
-        elsewhere=frozenset(elsewhere),
+        elsewhere=elsewhere,
         language=translation.get_language(),
         start=start,
-        end=start + len(run),
+        end=end,
+        check=part,
     )
+
+
+def section_span(content, after):
+    """(start, end) of the one section "Check your own system" in `content` past `after`
+    (the end of its cards), or None."""
+    start = content.find(CHECK_BEGIN, after)
+    if start < 0 or content.find(CHECK_BEGIN, start + 1) >= 0:
+        return None
+    end = content.find(CHECK_END, start)
+    return (start, end + len(CHECK_END)) if end >= 0 else None

@@ -135,10 +135,38 @@ class Check:
     questions: list
     total: int  # listed cases
     filters_query: str  # the list's filters, for links to the list and the export
+    plan: object = None  # the CheckPlan it was made from
 
     def case_keys(self):
         """The primary keys of the cases whose titles and follow-ups it shows."""
         return [case.pk for question in self.questions for case in question.cases]
+
+
+@dataclass(frozen=True)
+class AskedQuestion:
+    """A question as the index asks it, before its cases' texts are read."""
+
+    term: object
+    label: Translated
+    text: str
+    language: str
+    count: int
+    keys: tuple  # of its linked cases, the newest first
+    cases_query: str
+    cases_url: str
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """What a section asks and of which cases, from the facet index alone: a change of
+    those cases' texts changes the section made from it (`check_of`), not the plan."""
+
+    asked: tuple
+    total: int
+    filters_query: str
+
+    def case_keys(self):
+        return {pk for question in self.asked for pk in question.keys}
 
 
 def filters_of(data):
@@ -178,37 +206,61 @@ def recurring(index, listed, terms):
 def build_check(index, listed, terms, data):
     """The section for the listed cases (a CaseSet of `index`), or None if none of them has
     a contributing factor. `data` is the list's (bounded) query string."""
+    plan = plan_check(index, listed, terms, data)
+    return check_of(plan) if plan is not None else None
+
+
+def plan_check(index, listed, terms, data):
+    """The CheckPlan of the section for the listed cases, or None (no section)."""
     if not listed:
         return None
     asked = recurring(index, listed, terms)
     if not asked:
         return None
     filters = filters_of(data)
-    linked = {term.pk: newest_keys(cases) for term, _label, cases in asked}
-    by_pk, steps = linked_cases({pk for keys in linked.values() for pk in keys})
     facet = facet_of(Vocabulary.CONTRIBUTING)
     list_path = reverse("cases:list")
-    questions, seen = [], set()
+    questions = []
     for term, label, cases in asked:
-        shown = [case for pk, case in by_pk.items() if pk in linked[term.pk]]  # newest first
         with_factor = filters.copy()
         if term.slug not in with_factor.getlist(facet):
             with_factor.appendlist(facet, term.slug)
         text, language = question_text(term, label)
         cases_query = with_factor.urlencode()
+        questions.append(
+            AskedQuestion(
+                term,
+                label,
+                text,
+                language,
+                len(cases),
+                tuple(newest_keys(cases)),
+                cases_query,
+                f"{list_path}?{cases_query}",
+            )
+        )
+    return CheckPlan(tuple(questions), len(listed), filters.urlencode())
+
+
+def check_of(plan):
+    """The section a CheckPlan asks, its linked cases and follow-ups read (one query)."""
+    by_pk, steps = linked_cases(plan.case_keys())
+    questions, seen = [], set()
+    for asked in plan.asked:
+        shown = [case for pk, case in by_pk.items() if pk in asked.keys]  # newest first
         question = Question(
-            term,
-            label,
-            text,
-            language,
-            len(cases),
+            asked.term,
+            asked.label,
+            asked.text,
+            asked.language,
+            asked.count,
             shown,
-            cases_query,
-            f"{list_path}?{cases_query}",
+            asked.cases_query,
+            asked.cases_url,
         )
         question.follow_ups = follow_ups(shown, steps, seen)
         questions.append(question)
-    return Check(questions, len(listed), filters.urlencode())
+    return Check(questions, plan.total, plan.filters_query, plan)
 
 
 def newest_keys(cases, count=MAX_LINKED):

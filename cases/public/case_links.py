@@ -60,7 +60,7 @@ class LinkedBlock:
     def changed_by(self, changes):
         return True  # (set aside only when a case it links changed: mendable)
 
-    def mend(self, content, version):
+    def mend(self, content, version, changes):
         return mended(content, self, version)
 
 

@@ -5,6 +5,7 @@ a mended list is always what rendering it afresh makes."""
 
 import datetime
 import random
+import re
 
 import pytest
 from django.core.cache import cache
@@ -161,18 +162,26 @@ def test_a_search_is_rendered_whole(client, listed, people):
     assert response.content == fresh(client, url)
 
 
-def test_a_case_the_list_shows_beyond_its_card_renders_it_whole(client, people):
-    """Its "Check your own system" names cases by title: a card alone is not all."""
+@pytest.mark.parametrize(("language", "field"), [("en", "title_en"), ("ko", "title_ko")])
+def test_a_corrected_case_named_in_check_your_own_system_mends_it(client, people, language, field):
+    """The section names the newest cases of each recurring factor by title, with their
+    follow-ups: it is made again from what it asked, not by rendering the list whole."""
     timeouts = TermFactory(
         vocabulary=Vocabulary.CONTRIBUTING, slug="missing-timeouts", label_en="Missing timeouts"
     )
     first = CaseFactory(public_id="IL-0801", title_en="First", with_terms=[timeouts])
     CaseFactory(public_id="IL-0802", title_en="Second", with_terms=[timeouts])
-    assert '<section class="check"' in client.get(LIST).content.decode()
-    approve_edit(first, *people, title_en="First, corrected")
-    response = client.get(LIST)
-    assert response["X-Cache"] == "miss"
-    assert response.content == fresh(client, LIST)
+    url = f"/{language}/cases/"
+    before = client.get(url).content.decode()
+    assert re.search(r'<section class="check".*IL-0801.*</section>', before, flags=re.S)
+    approve_edit(first, *people, confirm_stale_korean=True, **{field: "Corrected"})
+    response = client.get(url)
+    assert response["X-Cache"] == "mended"
+    page = response.content.decode()
+    # On its card and under the question that names it.
+    assert page.count("Corrected") == 2
+    assert re.search(r'<section class="check".*Corrected.*</section>', page, flags=re.S)
+    assert response.content == fresh(client, url)
 
 
 def test_a_correction_of_a_case_a_listed_case_links_leaves_the_list_as_it_was(client, people):
@@ -236,7 +245,7 @@ def test_every_list_mended_or_kept_through_many_changes_is_what_a_fresh_render_m
             title_en=f"Case {n}",
             title_ko=f"사례 {n}",
             date=datetime.date(2020, 1, 1) + datetime.timedelta(days=rng.randint(0, 900)),
-            with_terms=[*rng.sample(parts, rng.randint(1, 2)), *([factor] if n < 3 else [])],
+            with_terms=[*rng.sample(parts, rng.randint(1, 2)), *([factor] if n < 8 else [])],
         )
         for n in range(30)
     ]
