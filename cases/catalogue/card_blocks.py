@@ -15,6 +15,7 @@ again from what it asked (a CheckPlan: one query). Both are put in place of the 
 text moves what it finds and marks). Any other change renders the page whole, as before.
 """
 
+import pickle
 from dataclasses import dataclass, replace
 
 from django.template.loader import render_to_string
@@ -30,11 +31,18 @@ CHECK_BEGIN, CHECK_END = b'<section class="check"', b"</section>"
 
 @dataclass(frozen=True)
 class CheckPart:
-    """Where a list page's "Check your own system" lies (bytes), and what it asks."""
+    """Where a list page's "Check your own system" lies (bytes), the cases it names, and
+    what it asks (a cases.catalogue.checklist.CheckPlan, pickled: every hit of the page
+    reads this, and only a mend the plan)."""
 
-    plan: object  # a cases.catalogue.checklist.CheckPlan
+    keys: frozenset
+    asked: bytes
     start: int
     end: int
+
+    @property
+    def plan(self):
+        return pickle.loads(self.asked)
 
 
 @dataclass(frozen=True)
@@ -55,7 +63,7 @@ class CardsBlock:
 
     @property
     def shown(self):
-        checked = self.check.plan.case_keys() if self.check else set()
+        checked = self.check.keys if self.check else frozenset()
         return {*self.cases} | self.elsewhere | checked
 
     # What cases.caching asks of a page's mendable part.
@@ -87,7 +95,7 @@ class CardsBlock:
                 render_missing=lambda pks: rendered_cards(pks, public_terms(), None),
             )
             section = None
-            if check is not None and changes.own & check.plan.case_keys():
+            if check is not None and changes.own & check.keys:
                 section = check_section(check.plan)
         if tuple(card.pk for card in cards) != self.cases:
             return None
@@ -128,7 +136,8 @@ def cards_block(content, cards, *, check=None):
         if span is None or check.plan is None:
             elsewhere = frozenset(check.case_keys())
         else:
-            part = CheckPart(check.plan, *span)
+            plan = check.plan
+            part = CheckPart(frozenset(plan.case_keys()), pickle.dumps(plan), *span)
     return CardsBlock(
         cases=tuple(card.pk for card in cards),
         elsewhere=elsewhere,

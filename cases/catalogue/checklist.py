@@ -103,9 +103,18 @@ def lang_attribute(language):
     return format_html(' lang="{}"', language) if language else ""
 
 
+@dataclass(frozen=True)
+class Factor:
+    """What a question shows of its contributing factor besides its label: kept with each
+    cached list (cases.catalogue.card_blocks), which a model instance would weigh down."""
+
+    pk: int
+    slug: str
+
+
 @dataclass
 class Question:
-    term: object  # the contributing factor (a Term)
+    term: Factor  # the contributing factor
     label: Translated  # the factor's
     text: str  # the question
     language: str  # the question's, where it is not the page's ("" where it is)
@@ -146,7 +155,7 @@ class Check:
 class AskedQuestion:
     """A question as the index asks it, before its cases' texts are read."""
 
-    term: object
+    term: Factor
     label: Translated
     text: str
     language: str
@@ -229,7 +238,7 @@ def plan_check(index, listed, terms, data):
         cases_query = with_factor.urlencode()
         questions.append(
             AskedQuestion(
-                term,
+                Factor(term.pk, term.slug),
                 label,
                 text,
                 language,
