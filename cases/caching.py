@@ -159,7 +159,7 @@ def page_shows(
     value's count if `counted`; the similar cases it lists (a cases.catalogue.changes.
     SimilarShown); the search whose first page it is (a ShownSearch); and the part of it
     that can be mended after a change of the cases it shows there (`mendable`: a case
-    page's cases.public.case_links.LinkedBlock, a list's cases.catalogue.card_blocks.
+    page's cases.public.case_links.LinkedBlock, a list's cases.catalogue.list_blocks.
     CardsBlock).
     Its cached copy then outlives the changes that touch none of these (Changes.touch).
     A view that never calls this is rendered afresh after every change."""

@@ -10,6 +10,7 @@ from ninja.decorators import decorate_view
 
 from cases.caching import cache_public_page, page_shows
 from cases.catalogue.filters import FACETS
+from cases.catalogue.list_blocks import JSON_PARAMETERS
 from cases.catalogue.paging import page_number
 from cases.catalogue.vocabularies import VOCABULARIES
 from cases.models import Case, Organisation, Term
@@ -23,7 +24,7 @@ NAMES_PER_PAGE = 500
 
 
 def json(data, status=200):
-    return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
+    return JsonResponse(data, status=status, json_dumps_params=JSON_PARAMETERS)
 
 
 class CaseFilters(Schema):

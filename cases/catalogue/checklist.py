@@ -106,7 +106,7 @@ def lang_attribute(language):
 @dataclass(frozen=True)
 class Factor:
     """What a question shows of its contributing factor besides its label: kept with each
-    cached list (cases.catalogue.card_blocks), which a model instance would weigh down."""
+    cached list (cases.catalogue.list_blocks), which a model instance would weigh down."""
 
     pk: int
     slug: str

@@ -11,8 +11,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from cases.caching import cache_public_page, page_shows
-from cases.catalogue.card_blocks import cards_block
 from cases.catalogue.cards import listed_cards
+from cases.catalogue.list_blocks import cards_block
 from cases.catalogue.listing import rendered_cards
 from cases.catalogue.query import CatalogueQuery
 from cases.models import CaseQuerySet, Organisation, OrganisationRedirect
@@ -56,7 +56,7 @@ def organisation_detail(request, slug):
     context = {"org": org, "page": page, "list_query": filters.urlencode()}
     response = render(request, "cases/organisation.html", context)
     cards = cards_block(response.content, page.object_list)
-    list_shows(query, page, counted=False, cards=cards)
+    list_shows(query, page, counted=False, mendable=cards)
     return response
 
 

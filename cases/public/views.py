@@ -14,9 +14,9 @@ from django.views.decorators.vary import vary_on_headers
 
 from cases.caching import cache_public_page, page_shows
 from cases.catalogue.bounds import bounded
-from cases.catalogue.card_blocks import cards_block
 from cases.catalogue.changes import ShownSearch, SimilarShown
 from cases.catalogue.filters import DATES
+from cases.catalogue.list_blocks import JSON_PARAMETERS, EntriesBlock, cards_block
 from cases.catalogue.listing import build_listing, with_card_data
 from cases.catalogue.paging import facet_filters, faceted
 from cases.catalogue.query import CatalogueQuery
@@ -62,18 +62,18 @@ def case_list(request):
     checked = listing.check.case_keys() if listing.check else []
     response = render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
     cards = cards_block(response.content, listing.page.object_list, check=listing.check)
-    list_shows(query, listing.page, counted=True, also=checked, cards=cards)
+    list_shows(query, listing.page, counted=True, also=checked, mendable=cards)
     return response
 
 
-def list_shows(query, page, *, counted, also=(), cards=None):
+def list_shows(query, page, *, counted, also=(), mendable=None):
     """Say what a list's page shows (cases.caching.page_shows): the cases on it, and the
     public cases its facets select, with each facet value's count if `counted` (the HTML
     list; its JSON has no counts). A search answered with the cases having only some of its
     words is shown as that partial search, which a case finding every word changes, and a
     word like one it lacked. One answered with its words corrected, or past its first
-    page, is rendered afresh after any change. `cards`: the CardsBlock of a list that is
-    no search, which a change of its cases' texts mends (cases.catalogue.card_blocks)."""
+    page, is rendered afresh after any change. `mendable`: what of a list that is no
+    search a change of its cases' texts mends (cases.catalogue.list_blocks)."""
     keys = [getattr(case, "pk", case) for case in page.object_list]
     # What dates select is not in the index: such a list changes with any listed change.
     filters = None
@@ -81,7 +81,11 @@ def list_shows(query, page, *, counted, also=(), cards=None):
         filters = facet_filters(query.filterset, query.index)
     if not query.searches:
         page_shows(
-            listing=True, filters=filters, counted=counted, cases=[*keys, *also], mendable=cards
+            listing=True,
+            filters=filters,
+            counted=counted,
+            cases=[*keys, *also],
+            mendable=mendable,
         )
     elif page.number == 1 and hasattr(query, "matched") and shown_as_planned(query):
         listed = faceted(query.filterset, query.index, query.matched)
@@ -120,7 +124,7 @@ def search_outcome(query):
 @cache_public_page
 def case_list_json(request):
     """The filtered list in the exchange format, a page at a time (no facets: lighter)."""
-    return JsonResponse(list_in_exchange_format(request), json_dumps_params={"ensure_ascii": False})
+    return JsonResponse(list_in_exchange_format(request), json_dumps_params=JSON_PARAMETERS)
 
 
 def list_in_exchange_format(request):
@@ -136,7 +140,7 @@ def list_in_exchange_format(request):
         return f"{base}?{data.urlencode()}"
 
     ids = page.object_list
-    list_shows(query, page, counted=False)
+    list_shows(query, page, counted=False, mendable=EntriesBlock(tuple(ids)))
     by_pk = {case.pk: case for case in Case.objects.for_exchange().filter(pk__in=ids)}
     return {
         "count": page.paginator.count,

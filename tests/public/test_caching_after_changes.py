@@ -56,7 +56,7 @@ def test_a_corrected_text_leaves_the_pages_that_do_not_show_it_cached(client, li
     # The finding: every change dropped every cached page.
     assert cache_of(client, kept) == dict.fromkeys(kept, "hit")
     # Its own pages rendered again; the lists showing its card have that card put in again
-    # (cases.catalogue.card_blocks).
+    # (cases.catalogue.list_blocks).
     assert cache_of(client, renewed) == {
         **dict.fromkeys(renewed[:2], "miss"),
         **dict.fromkeys(renewed[2:], "mended"),

@@ -468,7 +468,7 @@ def test_a_changed_follow_up_of_a_linked_case_renews_the_cached_list(client, che
     step.save()
     public_content_changed(before)
     response = client.get(url)
-    # Its section made again (cases.catalogue.card_blocks), the rest of the list kept.
+    # Its section made again (cases.catalogue.list_blocks), the rest of the list kept.
     assert response["X-Cache"] == "mended"
     assert "Set a deadline on each call." in response.content.decode()
     cache.clear()

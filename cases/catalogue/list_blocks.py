@@ -1,31 +1,40 @@
-"""A list page's run of cards and its "Check your own system", kept with its cached copy
-so that the page can be mended rather than rendered whole.
+"""What of a cached list can be mended rather than rendered whole: its run of cards and its
+"Check your own system" (CardsBlock), and the entries of its JSON (EntriesBlock).
 
 A correction of one case's title changes every list that shows its card, or names it
-under a question of its "Check your own system": under one correction a second, the broad
-mix rendered about one such list a second again, whole (its facets, counts, charts and
-twenty cards), for one changed card or line. When a change touched the cases a list shows
+under a question of its "Check your own system", and every list JSON it is an entry of:
+under one correction a second, the broad mix rendered about one such list a second again,
+whole (its facets, counts, charts and twenty cards, or twenty cases in the exchange
+format), for one changed card, line or entry. When a change touched the cases a list shows
 only in what lists do not count or sort by (a title or a summary, not a date,
 organisation, terms or being public: Changes.listed), the same cases are on the same page
 in the same order under the same counts, and the same questions name the same cases: only
 their texts need be put in again. The run of cards is taken from the card cache
 (cases.catalogue.cards), where only the changed cards are rendered; the section is made
-again from what it asked (a CheckPlan: one query). Both are put in place of the old
-(`CardsBlock.mend`, called by cases.caching). A search's page is never mended (a changed
-text moves what it finds and marks). Any other change renders the page whole, as before.
+again from what it asked (a CheckPlan: one query); a JSON's changed entries are written
+again from their cases. Each is put in place of the old (`mend`, called by
+cases.caching). A search's page is never mended (a changed text moves what it finds and
+marks). Any other change renders the page whole, as before.
 """
 
+import json
 import pickle
 from dataclasses import dataclass, replace
 
+from django.core.serializers.json import DjangoJSONEncoder
 from django.template.loader import render_to_string
 from django.utils import translation
 
 from cases.catalogue.cards import listed_cards
 from cases.catalogue.checklist import check_of
 from cases.catalogue.filters import public_terms
+from cases.exchange.serialize import case_to_exchange
+from cases.models import Case
 
 CHECK_TEMPLATE = "cases/check_section.html"
+# As the list's JSON is written (cases.public.views.case_list_json): read back and written
+# again so, it is what writing it afresh makes.
+JSON_PARAMETERS = {"ensure_ascii": False}
 CHECK_BEGIN, CHECK_END = b'<section class="check"', b"</section>"
 
 
@@ -156,3 +165,41 @@ def section_span(content, after):
         return None
     end = content.find(CHECK_END, start)
     return (start, end + len(CHECK_END)) if end >= 0 else None
+
+
+@dataclass(frozen=True)
+class EntriesBlock:
+    """A list's JSON (`cases.json`), as its cached copy keeps it: the cases of its
+    `results` in their order, and the version it was last mended at. A change of their
+    texts changes only their entries: those are written again, and the rest kept."""
+
+    cases: tuple
+    mended: int | None = None
+
+    # What cases.caching asks of a page's mendable part.
+    def set_aside(self, changes):
+        shown = changes.cases.intersection(self.cases)
+        if not shown or changes.own & shown & changes.listed:
+            return None
+        return shown
+
+    def changed_by(self, changes):
+        """An entry names its related cases by id: a neighbour's change is none of it."""
+        return bool(changes.own.intersection(self.cases))
+
+    def mend(self, content, version, changes):
+        """(content, EntriesBlock) with the changed cases' entries as they are at
+        `version`; None if one is no longer public or the JSON is not as it was kept."""
+        data = json.loads(content)
+        results = data.get("results")
+        if not isinstance(results, list) or len(results) != len(self.cases):
+            return None
+        changed = changes.own.intersection(self.cases)
+        fresh = Case.objects.public().for_exchange().in_bulk(changed)
+        if fresh.keys() != changed:
+            return None
+        for position, pk in enumerate(self.cases):
+            if pk in changed:
+                results[position] = case_to_exchange(fresh[pk], public=True)
+        content = json.dumps(data, cls=DjangoJSONEncoder, **JSON_PARAMETERS).encode()
+        return content, replace(self, mended=version)

@@ -1,6 +1,7 @@
-"""A list whose only change is in the texts of cases on its cards (a title, a summary) is
-mended: its run of cards is put in again from the card cache and the rest kept
-(cases.catalogue.card_blocks). Anything else that touches the list renders it whole, and
+"""A list whose only change is in the texts of cases it shows (a title, a trigger) is
+mended: its run of cards is put in again from the card cache, its "Check your own system"
+made again, its JSON's changed entries written again, and the rest kept
+(cases.catalogue.list_blocks). Anything else that touches the list renders it whole, and
 a mended list is always what rendering it afresh makes."""
 
 import datetime
@@ -12,8 +13,8 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from cases.catalogue.card_blocks import CardsBlock
 from cases.catalogue.changes import Changes
+from cases.catalogue.list_blocks import CardsBlock
 from cases.editorial import transitions as workflow
 from cases.models import Case, CaseRelation, Vocabulary
 from cases.search.text import refresh_search_text
@@ -96,6 +97,21 @@ def test_a_corrected_text_mends_the_lists_that_show_its_card(
     # again, whole (facets, counts, charts and every card), for the one card that changed.
     assert response["X-Cache"] == "mended"
     assert text in response.content.decode()
+    assert client.get(url)["X-Cache"] == "hit"
+    assert response.content == fresh(client, url)
+
+
+@pytest.mark.parametrize("url", ["/en/cases.json?org=acme", "/api/v1/cases?org=acme"])
+def test_a_corrected_text_mends_the_list_json_it_is_an_entry_of(client, listed, people, url):
+    client.get(url)
+    approve_edit(listed["a"], *people, confirm_stale_korean=True, title_en="Alpha, corrected")
+    response = client.get(url)
+    # The finding (under load): the list JSON was written whole again, the slowest miss.
+    assert response["X-Cache"] == "mended"
+    assert [entry["title"]["en"] for entry in response.json()["results"]] == [
+        "Bravo",
+        "Alpha, corrected",
+    ]
     assert client.get(url)["X-Cache"] == "hit"
     assert response.content == fresh(client, url)
 
@@ -229,7 +245,8 @@ def test_every_list_mended_or_kept_through_many_changes_is_what_a_fresh_render_m
 ):
     """Random corrections, date changes, term changes and withdrawals over a small
     library; after each pair, every list as the cache answers (plain, filtered, paged, in
-    both languages) equals the list rendered afresh."""
+    both languages, an organisation's, and the lists' JSON) equals the list rendered
+    afresh."""
     editor, reviewer = people
     rng = random.Random(7)
     parts = [
@@ -252,6 +269,7 @@ def test_every_list_mended_or_kept_through_many_changes_is_what_a_fresh_render_m
     queries = ["", "?component=part-0", "?component=part-1&component=part-2", "?page=2"]
     urls = [f"/{lang}/cases/{query}" for query in queries for lang in ("en", "ko")]
     urls += ["/en/organisations/north/", "/ko/organisations/south/"]
+    urls += ["/en/cases.json", "/ko/cases.json?component=part-0", "/api/v1/cases?page=2"]
     answers = set()
 
     def change(step):
