@@ -39,7 +39,8 @@ PAGE_TIMEOUT = 60 * 60
 # too by a release whose pages change for everyone (5: every page links the API, the
 # suggestion form and, on a case, "Report a problem"; 6: a Korean page marks a term's
 # label shown in English; 7: a case's organisation links its page; 8: what a page can be
-# mended in is kept as one part, its case page's links or its list's cards).
+# mended in is kept as one part: a case page's links, a list's cards and check, its JSON's
+# entries).
 PAGE_FORMAT = 8
 CACHED_STATUSES = {200, 404, 410}
 # A process rendering a page says so for at most this long; others wait for its copy up to
@@ -116,7 +117,7 @@ class PageShows:
     counted: bool = True
     similar: object = None  # a cases.catalogue.changes.SimilarShown
     search: object = None  # a cases.catalogue.changes.ShownSearch
-    mendable: object = None  # a case page's LinkedBlock, a list's CardsBlock
+    mendable: object = None  # a LinkedBlock, CardsBlock or EntriesBlock
     declared: bool = False
 
     def frozen(self):
@@ -160,7 +161,7 @@ def page_shows(
     SimilarShown); the search whose first page it is (a ShownSearch); and the part of it
     that can be mended after a change of the cases it shows there (`mendable`: a case
     page's cases.public.case_links.LinkedBlock, a list's cases.catalogue.list_blocks.
-    CardsBlock).
+    CardsBlock, a list JSON's EntriesBlock).
     Its cached copy then outlives the changes that touch none of these (Changes.touch).
     A view that never calls this is rendered afresh after every change."""
     shows = _page_shows.get()
@@ -318,7 +319,7 @@ def rendered_by_another(lock, key, version):
 
 
 def mended_entry(key, entry, token, version):
-    """(entry, token, answer) of a page whose mendable part (its links, its cards) was all
+    """(entry, token, answer) of a page whose mendable part (PageShows.mendable) was all
     a change touched: "mended", that part rendered again and kept; or "hit", the entry as
     it was, if the part shows nothing the change changed (the links of its cases). (None,
     None, None) if the page is to be rendered whole."""

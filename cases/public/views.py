@@ -61,7 +61,10 @@ def case_list(request):
     # Its "Check your own system" shows titles and follow-ups of cases beyond the page.
     checked = listing.check.case_keys() if listing.check else []
     response = render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
-    cards = cards_block(response.content, listing.page.object_list, check=listing.check)
+    # A search's page is never mended (its cards mark its words; a change moves them).
+    cards = None
+    if not query.searches:
+        cards = cards_block(response.content, listing.page.object_list, check=listing.check)
     list_shows(query, listing.page, counted=True, also=checked, mendable=cards)
     return response
 
