@@ -38,6 +38,26 @@ JSON_PARAMETERS = {"ensure_ascii": False}
 CHECK_BEGIN, CHECK_END = b'<section class="check"', b"</section>"
 
 
+class TextsOfShownCases:
+    """What cases.caching asks of a list's mendable part (`shown`: the cases whose texts
+    it shows; `elsewhere`: those the page shows where the part cannot put them in again)."""
+
+    def set_aside(self, changes):
+        """The cases whose changes putting the part in again answers for, or None: render
+        the page whole. A case changed as another's neighbour (its links, which a list
+        does not show) changed nothing the page shows of it."""
+        shown = changes.cases & self.shown
+        own = changes.own & shown
+        if not shown or own & self.elsewhere or own & changes.listed:
+            return None
+        return shown
+
+    def changed_by(self, changes):
+        """Whether a change set aside changed what the part shows (the page is as it was
+        if not)."""
+        return bool(changes.own & self.shown)
+
+
 @dataclass(frozen=True)
 class CheckPart:
     """Where a list page's "Check your own system" lies (bytes), the cases it names, and
@@ -55,7 +75,7 @@ class CheckPart:
 
 
 @dataclass(frozen=True)
-class CardsBlock:
+class CardsBlock(TextsOfShownCases):
     """A list page's run of cards, as its cached copy keeps it: the cases on the cards in
     their order, its section "Check your own system" if it can be made again (CheckPart),
     the cases the page shows elsewhere (a section that cannot), the language of the page,
@@ -74,22 +94,6 @@ class CardsBlock:
     def shown(self):
         checked = self.check.keys if self.check else frozenset()
         return {*self.cases} | self.elsewhere | checked
-
-    # What cases.caching asks of a page's mendable part.
-    def set_aside(self, changes):
-        """The cases whose changes putting in their cards and section again answers for,
-        or None: render the page whole. A case changed as another's neighbour (its links,
-        which a list does not show) changed nothing the page shows of it."""
-        shown = changes.cases & self.shown
-        own = changes.own & shown
-        if not shown or own & self.elsewhere or own & changes.listed:
-            return None
-        return shown
-
-    def changed_by(self, changes):
-        """Whether a change set aside changed what the page shows (it is as it was if
-        not)."""
-        return bool(changes.own & self.shown)
 
     def mend(self, content, version, changes):
         """(content, CardsBlock) with the cards as the card cache has them at `version`
@@ -168,7 +172,7 @@ def section_span(content, after):
 
 
 @dataclass(frozen=True)
-class EntriesBlock:
+class EntriesBlock(TextsOfShownCases):
     """A list's JSON (`cases.json`), as its cached copy keeps it: the cases of its
     `results` in their order, and the version it was last mended at. A change of their
     texts changes only their entries: those are written again, and the rest kept."""
@@ -176,16 +180,12 @@ class EntriesBlock:
     cases: tuple
     mended: int | None = None
 
-    # What cases.caching asks of a page's mendable part.
-    def set_aside(self, changes):
-        shown = changes.cases.intersection(self.cases)
-        if not shown or changes.own & shown & changes.listed:
-            return None
-        return shown
-
-    def changed_by(self, changes):
+    @property
+    def shown(self):
         """An entry names its related cases by id: a neighbour's change is none of it."""
-        return bool(changes.own.intersection(self.cases))
+        return frozenset(self.cases)
+
+    elsewhere = frozenset()  # (a JSON shows nothing but its entries)
 
     def mend(self, content, version, changes):
         """(content, EntriesBlock) with the changed cases' entries as they are at
