@@ -80,7 +80,8 @@ def writes_note(writes):
     seconds = sum(each["seconds"] for each in writes)
     median = statistics.median(each["median_ms"] for each in writes)
     slowest = max(each["max_ms"] for each in writes)
+    cpu = statistics.median(each.get("cpu_ms", 0) for each in writes)
     return (
         f"{changes} in {seconds:.0f} s, each {median:.0f} ms (median of the rounds' medians), "
-        f"at most {slowest:.0f}"
+        f"at most {slowest:.0f}; the writer's own CPU {cpu:.0f} ms a change"
     )

@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 
 from cases.exchange.serialize import case_to_exchange
 from cases.exchange.validation import validate_case
-from cases.exchange.writing import write_case
+from cases.exchange.writing import names_of, write_case
 from cases.models import Case, CaseVersion
 
 from . import history
@@ -24,12 +24,16 @@ Status = Case.Status
 def exchange_form(case):
     """The case's content as the validator leaves it, or WorkflowError naming what breaks
     the rules (a case written before a rule was tightened, or around the editorial code)."""
-    return stored_and_normal_form(case)[1]
+    return read_content(case)[1]
 
 
-def stored_and_normal_form(case):
-    """The case's content as stored (its exchange form) and as the validator leaves it."""
-    stored = case_to_exchange(Case.objects.for_exchange().get(pk=case.pk))
+def read_content(case, *, read=False):
+    """The case's content as stored (its exchange form), as the validator leaves it, and
+    the organisation and terms it names (`names_of`). `read`: the case was read with
+    `Case.objects.for_exchange()` in this transaction."""
+    if not read:
+        case = Case.objects.for_exchange().get(pk=case.pk)
+    stored = case_to_exchange(case)
     normal, problems = validate_case(stored)
     if problems:
         raise WorkflowError(
@@ -39,7 +43,7 @@ def stored_and_normal_form(case):
             )
             % {"id": case.public_id, "problems": "; ".join(str(p) for p in problems)}
         )
-    return stored, normal
+    return stored, normal, names_of(case)
 
 
 def case_start_revision(*, case, user):
@@ -47,7 +51,8 @@ def case_start_revision(*, case, user):
     if not user.has_perm("cases.change_case"):
         raise WorkflowError(_("You do not have the right to edit cases."))
     with transaction.atomic():
-        case = Case.objects.select_for_update().get(pk=case.pk)
+        # Locked and read for its content at once: the copy is made from this read.
+        case = Case.objects.for_exchange().select_for_update(of=("self",)).get(pk=case.pk)
         if case.draft_of_id:
             return case
         if case.status != Status.PUBLISHED:
@@ -65,12 +70,13 @@ def case_start_revision(*, case, user):
             last_edited_by=user,
             search_text=case.search_text,
         )
-        stored, normal = stored_and_normal_form(case)
+        stored, normal, names = read_content(case, read=True)
         write_case(
             copy,
             normal,
             translation_basis=case.translation_basis or {},
             korean_changed=(),
+            names=names,
         )
         log(copy, "revision_started", Status.PUBLISHED, Status.DRAFT, user)
         # Written from its case's content, the copy reads back as its case does.
@@ -78,18 +84,26 @@ def case_start_revision(*, case, user):
         return copy
 
 
-def publish_revision(copy):
+def publish_revision(copy, *, approved):
     """Write an approved working copy's content into its published case, and delete the
-    copy. Return the published case (saved) and its content as stored: written from the
-    copy's content, it reads back as the copy did."""
+    copy. `approved(case)` sets the approval's own columns, written in the same save.
+    Return the published case (saved) and its content as stored: written from the copy's
+    content, it reads back as the copy did."""
     live = Case.objects.select_for_update().get(pk=copy.draft_of_id)
-    stored, normal = stored_and_normal_form(copy)
+    stored, normal, names = read_content(copy)
+
+    def editorial_columns(case):
+        case.last_edited_by_id = copy.last_edited_by_id
+        case.submitted_by_id = copy.submitted_by_id
+        approved(case)
+
     write_case(
         live,
         normal,
         translation_basis=copy.translation_basis or {},
         korean_changed=(),
+        also=editorial_columns,
+        names=names,
     )
-    live.last_edited_by_id, live.submitted_by_id = copy.last_edited_by_id, copy.submitted_by_id
     copy.delete()
     return live, stored

@@ -220,16 +220,23 @@ def case_approve(*, case, user, note="", confirm_stale_korean=False):
             lagging = _("Published with the Korean possibly lagging the English in: %(fields)s.")
             note = " ".join(filter(None, [note, lagging % {"fields": ", ".join(stale)}]))
         now = timezone.now()
+
+        def approved(published):
+            published.published_at = published.published_at or now
+            published.status = Status.PUBLISHED
+            published.reviewed_by = display_name(user)
+            published.reviewed_at = now
+            published.updated_at = now
+            published.edit_version += 1
+
         was_revision = bool(case.draft_of_id)
         before = states_before([case.draft_of_id or case.pk])
-        published, content = publish_revision(case) if was_revision else (case, None)
-        published.published_at = published.published_at or now
-        published.status = Status.PUBLISHED
-        published.reviewed_by = display_name(user)
-        published.reviewed_at = now
-        published.updated_at = now
-        published.edit_version += 1
-        published.save()
+        if was_revision:  # the public case's row written once, with the review's columns
+            published, content = publish_revision(case, approved=approved)
+        else:
+            published, content = case, None
+            approved(published)
+            published.save()
         recorded = log(
             published,
             transition.audit_code,

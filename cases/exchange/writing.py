@@ -342,14 +342,30 @@ def write_links(links):
                 rows.update(recurrence_of_id=target)
 
 
-def write_case(case, data, *, translation_basis=None, korean_changed=None):
+def names_of(case):
+    """({slug: organisation}, {(vocabulary, slug): term}) of a case read with
+    `Case.objects.for_exchange()`: what `write_case` needs of a copy of its content."""
+    terms = {(ct.term.vocabulary, ct.term.slug): ct.term for ct in case.case_terms.all()}
+    if case.root_cause:
+        terms[(case.root_cause.vocabulary, case.root_cause.slug)] = case.root_cause
+    return {case.org.slug: case.org}, terms
+
+
+def write_case(case, data, *, translation_basis=None, korean_changed=None, also=None, names=None):
     """Write one case's whole content from its normal form and save it.
 
     As for an import, every Korean text is taken as current, unless `translation_basis`
     (the case's basis before this write) is given: then only the Korean of the fields in
-    `korean_changed` is (see editorial.translation_state).
+    `korean_changed` is (see editorial.translation_state). `also`, if given, sets the
+    case's editorial columns before the save, so that the row is written once. `names`:
+    the organisations and terms of the stored case `data` was read from (`names_of`),
+    which need not be looked up again.
     """
-    orgs, terms = ensure_organisations([data]), ensure_terms([data])
+    orgs, terms = names or ({}, {})
+    if data["org_slug"] not in orgs:
+        orgs = ensure_organisations([data])
+    if not slugs_named([data]) <= terms.keys():
+        terms = ensure_terms([data])
     stale_since = case.ko_stale_since
     # The words of a stored case's text are the library's already (each write, import and
     # migration remembers them): only those the new text brings are new.
@@ -358,6 +374,8 @@ def write_case(case, data, *, translation_basis=None, korean_changed=None):
     if translation_basis is not None:
         case.translation_basis, case.ko_stale_since = translation_basis, stale_since
         update_translation_state(case, korean_changed=korean_changed)
+    if also:
+        also(case)
     case.save()
     remember_words(word for word in case.search_text.split() if word not in known)
     replace_children([(case.pk, data)], terms)
