@@ -117,10 +117,11 @@ PUBLIC_STATEMENT_TIMEOUT_MS = int(os.environ.get("PUBLIC_STATEMENT_TIMEOUT_MS", 
 ADMIN_STATEMENT_TIMEOUT_MS = int(os.environ.get("ADMIN_STATEMENT_TIMEOUT_MS", "30000"))
 IMPORT_STATEMENT_TIMEOUT_MS = int(os.environ.get("IMPORT_STATEMENT_TIMEOUT_MS", "600000"))
 # How much lower an import's priority is than the site's (cases.exchange.priority); 0: not.
-IMPORT_NICENESS = int(os.environ.get("IMPORT_NICENESS", "10"))
+# The lowest, 19: readers kept their speed during make load's import, which took longer.
+IMPORT_NICENESS = int(os.environ.get("IMPORT_NICENESS", "19"))
 # How much lower the editors' app server runs (incidentlib.wsgi_editors); 0: not. The lowest
-# priority, 19: under make load it cost readers less than 10 did, and its corrections waited
-# less (bench/RESULTS.md, "Editors at the lowest priority").
+# priority, 19: under make load it cost readers less than 10 did; editors wait when readers
+# take every core (bench/RESULTS.md, "Editors at the lowest priority").
 EDITORS_NICENESS = int(os.environ.get("EDITORS_NICENESS", "19"))
 
 ROOT_URLCONF = "incidentlib.urls"

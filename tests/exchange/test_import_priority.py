@@ -1,6 +1,7 @@
 """An import runs below the site's priority, and leaves priorities as they were."""
 
 import os
+from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -100,3 +101,29 @@ def test_a_command_in_a_shared_session_leaves_the_session_alone(settings):
     before = AUTOGROUP.read_text()
     with session_below_readers():
         assert AUTOGROUP.read_text() == before
+
+
+def test_by_default_an_import_runs_at_the_lowest_priority():
+    """The finding (#21): 10 below the site, an import of 20,000 cases under `make load`
+    kept the broad mix's readers to 70 % of their throughput and raised their p99 3.8 times
+    (the issue asks at most 3); at 19, 98 % and 1.6 times. (The test settings set 0.)"""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "incidentlib.settings.bench"}
+    env.pop("IMPORT_NICENESS", None)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings; "
+            "print(settings.IMPORT_NICENESS, settings.EDITORS_NICENESS)",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        check=True,
+        timeout=60,
+    )
+    assert ran.stdout.split() == ["19", "19"]
