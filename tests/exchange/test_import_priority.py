@@ -103,15 +103,16 @@ def test_a_command_in_a_shared_session_leaves_the_session_alone(settings):
         assert AUTOGROUP.read_text() == before
 
 
-def test_by_default_an_import_runs_at_the_lowest_priority():
-    """The finding (#21): 10 below the site, an import of 20,000 cases under `make load`
-    kept the broad mix's readers to 70 % of their throughput and raised their p99 3.8 times
-    (the issue asks at most 3); at 19, 98 % and 1.6 times. (The test settings set 0.)"""
+def test_by_default_an_import_runs_below_the_site_and_editors_lowest():
+    """The finding (#21): editors 10 below readers cost the broad mix 12 to 22 % of its
+    throughput under one correction a second; at 19, 3 to 9 %. Imports stay at 10: at 19
+    one import held the hot set's readers for 6 s. (The test settings set 0.)"""
     import subprocess
     import sys
 
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "incidentlib.settings.bench"}
     env.pop("IMPORT_NICENESS", None)
+    env.pop("EDITORS_NICENESS", None)
     ran = subprocess.run(
         [
             sys.executable,
@@ -126,4 +127,4 @@ def test_by_default_an_import_runs_at_the_lowest_priority():
         check=True,
         timeout=60,
     )
-    assert ran.stdout.split() == ["19", "19"]
+    assert ran.stdout.split() == ["10", "19"]
