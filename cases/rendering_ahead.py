@@ -7,7 +7,9 @@ seconds of one process). So the import renders them itself, inside its transacti
 it already sees the content as it will be; with its priority (cases.exchange.priority),
 on the CPU readers leave. What it renders reaches the shared cache only as the
 transaction commits (`writes_seen_when_committed`): a rolled-back import leaves the cache
-as it was, and no reader ever gets a page of content that is not yet public.
+as it was, and no reader ever gets a page of content that is not yet public. With Redis it
+is serialised and stored before the commit, under names no reader asks for, and the commit
+only renames it into place: the niced import does next to nothing while readers wait.
 
 Which pages: each process counts the pages it serves (`note_read`) and adds its counts now
 and then to a register in the shared cache, where older reads count for less. Only where
@@ -108,6 +110,9 @@ class WritesOnCommit:
         self.shared = shared
         self.kept = {}  # key -> (value, timeout): for the shared cache on commit
         self.here = {}  # key -> value, or GONE: for this thread only
+        self.staged = None  # what of `kept` is already on the server (`stage`)
+        self.released = []  # keys deleted as the rest is in place (rendering locks)
+        self.in_place_after = None  # seconds the commit took to put it all in place
 
     def _found(self, key):
         if key in self.here:
@@ -138,7 +143,12 @@ class WritesOnCommit:
 
     def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
         self.here.pop(key, None)
+        self._unstage(key)
         self.kept[key] = (value, timeout)
+
+    def _unstage(self, key):
+        if self.staged is not None:
+            self.staged.forget(key)
 
     def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
         for key, value in data.items():
@@ -160,6 +170,7 @@ class WritesOnCommit:
 
     def delete(self, key, version=None):
         found = self.has_key(key)
+        self._unstage(key)
         self.kept.pop(key, None)
         self.here[key] = GONE
         return found
@@ -172,15 +183,48 @@ class WritesOnCommit:
         pass
 
     def discard(self):
+        self.discard_staged()
         self.kept.clear()
         self.here.clear()
 
+    def stage(self):
+        """Before the commit, where the shared cache can (incidentlib.cache.RedisCache):
+        serialise what was written and store it on the server where no reader looks, so
+        that the commit has only to put it in place. An import runs niced, and just after
+        its commit readers of the new version wait for its pages: serialising them then,
+        on the CPU readers leave, held them for seconds."""
+        stage_many = getattr(self.shared, "stage_many", None)
+        if stage_many is None or not self.kept:
+            return
+        self.discard_staged()
+        self.staged = stage_many(self.kept)
+
+    def discard_staged(self):
+        if self.staged is not None:
+            self.staged.discard()
+            self.staged = None
+
+    def release_when_in_place(self, keys):
+        self.released.extend(keys)
+
     def commit(self):
+        began = time.monotonic()
+        staged = self.staged if self.staged is not None else ()
         by_timeout = {}
         for key, (value, timeout) in self.kept.items():
-            by_timeout.setdefault(timeout, {})[key] = value
+            if key not in staged:
+                by_timeout.setdefault(timeout, {})[key] = value
         for timeout, data in by_timeout.items():
             self.shared.set_many(data, timeout)
+        if self.staged is not None:
+            self.staged.put_in_place(then_delete=self._released_keys())
+        elif self.released:
+            self.shared.delete_many(self.released)
+        self.in_place_after = time.monotonic() - began
+
+    def _released_keys(self):
+        make_key = getattr(self.shared, "make_and_validate_key", None)
+        return [make_key(key) for key in self.released] if make_key else self.released
 
 
 class writes_seen_when_committed:
@@ -218,6 +262,13 @@ class RenderedAhead:
     seconds: float = 0.0
     discarded: bool = False  # another change took the version they were rendered for
     pages: list = field(default_factory=list)  # the paths rendered or kept
+    writes: object = None  # the WritesOnCommit that shares them
+
+    @property
+    def in_place_after(self):
+        """Seconds from the commit to its pages in the shared cache, once it committed:
+        how long readers of the new version may wait for them."""
+        return self.writes.in_place_after if self.writes is not None else None
 
 
 class _NotRendered(Exception):
@@ -312,6 +363,7 @@ def changed_with_pages_ahead(using, *, prepare, change):
         with reading_as_of(expected):
             prepare(expected)
             done = render_ahead(using)
+        writes.stage()
         version = change()
         if version != expected:
             writes.discard()
@@ -319,24 +371,25 @@ def changed_with_pages_ahead(using, *, prepare, change):
             done.discarded = True
             prepare(version)
         else:
-            hold_until_stored(writes, done.pages, version, using)
+            hold_until_stored(writes, done.pages, version)
+    done.writes = writes
     return version, done
 
 
-def hold_until_stored(writes, paths, version, using):
-    """Between the commit and the moment its pages reach the shared cache (a tenth of a
-    second or more), readers of the new version would find the old pages and render them
-    all again: as the commit approaches, this process takes their rendering locks
-    (cases.caching.rendered_by_another), and readers wait for its copies instead. The
-    locks go once the pages are stored; after a rollback they lapse on their own."""
+def hold_until_stored(writes, paths, version):
+    """Between the commit and the moment its pages are in the shared cache, readers of
+    the new version would find the old pages and render them all again: as the commit
+    approaches, this process takes their rendering locks (cases.caching.rendered_by_another),
+    and readers wait for its copies instead. The locks go as the pages are put in place
+    (in the same round trip, where the pages were staged); after a rollback they lapse on
+    their own."""
     from cases.caching import RENDER_LOCK_SECONDS, page_key, rendering_lock
 
     locks = [rendering_lock(page_key(path)[0], version) for path in paths]
     if not locks:
         return
     writes.shared.set_many(dict.fromkeys(locks, True), RENDER_LOCK_SECONDS)
-    # (after the pages' own writes, which were asked for first)
-    transaction.on_commit(lambda: writes.shared.delete_many(locks), using=using)
+    writes.release_when_in_place(locks)
 
 
 def forget_rendered_ahead():

@@ -87,6 +87,11 @@ class Command(BaseCommand):
                 f"Most-read pages rendered before the commit: {ahead.rendered} "
                 f"({ahead.kept} still good, {ahead.failed} failed) in {ahead.seconds:.1f} s"
                 + (", not kept: another change came first" if ahead.discarded else "")
+                + (
+                    f", shared {ahead.in_place_after:.3f} s after the commit"
+                    if ahead.in_place_after is not None
+                    else ""
+                )
             )
         counts = result.counts()
         prefix = "Dry run, nothing written: would have " if dry_run else ""
