@@ -214,12 +214,15 @@ class WritesOnCommit:
         for key, (value, timeout) in self.kept.items():
             if key not in staged:
                 by_timeout.setdefault(timeout, {})[key] = value
-        for timeout, data in by_timeout.items():
-            self.shared.set_many(data, timeout)
-        if self.staged is not None:
+        if self.staged is not None and not by_timeout:
             self.staged.put_in_place(then_delete=self._released_keys())
-        elif self.released:
-            self.shared.delete_many(self.released)
+        else:
+            if self.staged is not None:
+                self.staged.put_in_place()
+            for timeout, data in by_timeout.items():
+                self.shared.set_many(data, timeout)
+            if self.released:  # (last: a reader waiting on a lock then finds the page)
+                self.shared.delete_many(self.released)
         self.in_place_after = time.monotonic() - began
 
     def _released_keys(self):

@@ -30,42 +30,60 @@ class KeptClientsCacheClient(RedisCacheClient):
         return client
 
 
-class StagedWrites:
-    """Values already serialised and stored on the server under names no reader asks for.
-    `put_in_place` renames them to their keys: one round trip, nothing serialised or sent
-    but the names, so a process on a starved CPU (a niced import, just committed) does it
-    in a moment while readers wait for it."""
+# Renames every staged value named in the hash KEYS[1] (staged name -> "key<TAB>timeout",
+# -1: none) to its key, with its timeout; then deletes the hash and the keys in ARGV. On the
+# server, in one call: the caller sends two names and a few more, however many there are.
+PUT_IN_PLACE = """
+local moves = redis.call('HGETALL', KEYS[1])
+for i = 1, #moves, 2 do
+  local tab = string.find(moves[i + 1], '\t', 1, true)
+  local key = string.sub(moves[i + 1], 1, tab - 1)
+  local timeout = tonumber(string.sub(moves[i + 1], tab + 1))
+  if redis.call('EXISTS', moves[i]) == 1 then
+    redis.call('RENAME', moves[i], key)
+    if timeout < 0 then redis.call('PERSIST', key) else redis.call('EXPIRE', key, timeout) end
+  end
+end
+redis.call('DEL', KEYS[1])
+for i = 1, #ARGV do redis.call('DEL', ARGV[i]) end
+"""
 
-    def __init__(self, client, moves):
+
+class StagedWrites:
+    """Values already serialised and stored on the server under names no reader asks for,
+    and the list of their moves beside them. `put_in_place` has the server rename them to
+    their keys: one call whose size does not grow with them, so a process on a starved CPU
+    (a niced import, just committed) does it in a moment while readers wait for it. (A
+    script that names keys it was not given: Redis itself, not Redis Cluster.)"""
+
+    def __init__(self, client, moves_name, staged):
         self.client = client
-        self.moves = moves  # key -> (staged name, key as stored, timeout in seconds or None)
+        self.moves_name = moves_name  # the hash of moves, on the server
+        self.staged = staged  # key -> its staged name
 
     def __contains__(self, key):
-        return key in self.moves
+        return key in self.staged
 
     def forget(self, key):
-        """Leave `key` out of the move (written again since); its staged value expires."""
-        self.moves.pop(key, None)
+        """Leave `key` out of the move (written again since)."""
+        name = self.staged.pop(key, None)
+        if name is not None:
+            self.client.pipeline().hdel(self.moves_name, name).delete(name).execute()
 
     def put_in_place(self, then_delete=()):
-        pipeline = self.client.pipeline(transaction=True)  # (readers see all of it or none)
-        for staged, stored, timeout in self.moves.values():
-            pipeline.rename(staged, stored)
-            if timeout is None:
-                pipeline.persist(stored)
-            else:
-                pipeline.expire(stored, timeout)
-        if then_delete:
-            pipeline.delete(*then_delete)
-        # A staged value gone (kept past STAGED_KEPT) fails its rename alone: its page
-        # is rendered again by its first reader.
-        pipeline.execute(raise_on_error=False)
-        self.moves = {}
+        if not self.staged:
+            if then_delete:
+                self.client.delete(*then_delete)
+            return
+        # A staged value gone (kept past STAGED_KEPT) is left out: its page is rendered
+        # again by its first reader.
+        self.client.eval(PUT_IN_PLACE, 1, self.moves_name, *then_delete)
+        self.staged = {}
 
     def discard(self):
-        if self.moves:
-            self.client.delete(*(staged for staged, _stored, _timeout in self.moves.values()))
-            self.moves = {}
+        if self.staged:
+            self.client.delete(self.moves_name, *self.staged.values())
+            self.staged = {}
 
 
 class RedisCache(DjangoRedisCache):
@@ -80,14 +98,17 @@ class RedisCache(DjangoRedisCache):
         says which are."""
         client = self._cache.get_client(None, write=True)
         prefix = f"staged:{secrets.token_hex(8)}:"
-        moves, pipeline = {}, client.pipeline(transaction=False)
+        staged, moves, pipeline = {}, {}, client.pipeline(transaction=False)
         for key, (value, timeout) in entries.items():
             seconds = self.get_backend_timeout(timeout)
             if seconds == 0:
                 continue
             stored = self.make_and_validate_key(key, version=version)
-            pipeline.set(prefix + stored, self._cache._serializer.dumps(value), ex=STAGED_KEPT)
-            moves[key] = (prefix + stored, stored, seconds)
+            staged[key] = prefix + stored
+            pipeline.set(staged[key], self._cache._serializer.dumps(value), ex=STAGED_KEPT)
+            moves[staged[key]] = f"{stored}\t{-1 if seconds is None else seconds}"
         if moves:
+            pipeline.hset(prefix + "moves", mapping=moves)
+            pipeline.expire(prefix + "moves", STAGED_KEPT)
             pipeline.execute()
-        return StagedWrites(client, moves)
+        return StagedWrites(client, prefix + "moves", staged)
