@@ -21,6 +21,7 @@ from cases.rendering_ahead import most_read, share_reads
 from cases.routers import ReadReplicaMiddleware, _public_read
 from incidentlib.cache import STAGED_KEPT
 from tests.factories import CaseFactory, UserFactory
+from tests.public.test_caching import REDIS_URL as TEST_REDIS_URL
 from tests.public.test_caching import shared_redis  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
@@ -296,8 +297,15 @@ def read_pages_shared(shared_redis, client, rendering, settings):  # noqa: F811
     return pages_read(client)
 
 
-def staged_names(redis_client):
-    return list(redis_client.scan_iter("staged:*"))
+def shared():
+    """The Redis database read_pages_shared puts the pages in."""
+    import redis
+
+    return redis.Redis.from_url(TEST_REDIS_URL)
+
+
+def staged_names():
+    return list(shared().scan_iter("staged:*"))
 
 
 def forbidden(what):
@@ -309,7 +317,6 @@ def forbidden(what):
 
 def test_an_imports_commit_serialises_nothing_it_only_puts_staged_pages_in_place(
     read_pages_shared,
-    shared_redis,  # noqa: F811
     seed_case,
     write_json,
     monkeypatch,
@@ -322,7 +329,7 @@ def test_an_imports_commit_serialises_nothing_it_only_puts_staged_pages_in_place
     with django_capture_on_commit_callbacks(execute=False) as committing:
         import_seed(seed_case, write_json)
     version = ContentVersion.current("default")
-    assert staged_names(shared_redis)  # (stored before the commit, where no reader looks)
+    assert staged_names()  # (stored before the commit, where no reader looks)
     assert read_entry(key)[0][1] == version - 1
     with monkeypatch.context() as patched:
         patched.setattr(cache._cache._serializer, "dumps", forbidden("serialising at the commit"))
@@ -330,13 +337,12 @@ def test_an_imports_commit_serialises_nothing_it_only_puts_staged_pages_in_place
             callback()
     assert read_entry(key)[0][1] == version and b"IL-0585" in read_entry(key)[0][5]
     assert cache.get(rendering_lock(key, version)) is None
-    assert not staged_names(shared_redis)
+    assert not staged_names()
     assert read_pages_shared.get(LIST)["X-Cache"] == "hit"
 
 
 def test_pages_put_in_place_keep_the_cache_timeout_they_were_written_with(
     read_pages_shared,
-    shared_redis,  # noqa: F811
     seed_case,
     write_json,
     django_capture_on_commit_callbacks,
@@ -345,13 +351,12 @@ def test_pages_put_in_place_keep_the_cache_timeout_they_were_written_with(
         import_seed(seed_case, write_json)
     version = ContentVersion.current("default")
     index = cache.make_and_validate_key(f"facet-index:default:{version}")
-    assert 0 < shared_redis.ttl(index) <= sharing.KEPT
-    assert not staged_names(shared_redis)
+    assert 0 < shared().ttl(index) <= sharing.KEPT
+    assert not staged_names()
 
 
 def test_a_rolled_back_imports_staged_pages_lapse_and_readers_never_see_them(
     read_pages_shared,
-    shared_redis,  # noqa: F811
     seed_case,
     write_json,
     monkeypatch,
@@ -367,8 +372,8 @@ def test_a_rolled_back_imports_staged_pages_lapse_and_readers_never_see_them(
     monkeypatch.setattr("cases.exchange.importer.changed_with_pages_ahead", change_then_fail)
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError):
         import_seed(seed_case, write_json)
-    names = staged_names(shared_redis)
-    assert names and all(0 < shared_redis.ttl(name) <= STAGED_KEPT for name in names)
+    names = staged_names()
+    assert names and all(0 < shared().ttl(name) <= STAGED_KEPT for name in names)
     assert read_pages_shared.get(LIST).content == before
     assert_the_next_change_shows_as_rendered_afresh(
         read_pages_shared, django_capture_on_commit_callbacks
@@ -377,7 +382,6 @@ def test_a_rolled_back_imports_staged_pages_lapse_and_readers_never_see_them(
 
 def test_pages_staged_for_a_version_another_change_took_are_deleted(
     read_pages_shared,
-    shared_redis,  # noqa: F811
     seed_case,
     write_json,
     monkeypatch,
@@ -394,6 +398,6 @@ def test_pages_staged_for_a_version_another_change_took_are_deleted(
     with django_capture_on_commit_callbacks(execute=True):
         result = import_seed(seed_case, write_json)
     assert result.rendered_ahead.discarded
-    assert not staged_names(shared_redis)
+    assert not staged_names()
     response = read_pages_shared.get(LIST)
     assert response["X-Cache"] == "miss" and "IL-0585" in response.content.decode()
