@@ -226,8 +226,8 @@ class WritesOnCommit:
         self.in_place_after = time.monotonic() - began
 
     def _released_keys(self):
-        make_key = getattr(self.shared, "make_and_validate_key", None)
-        return [make_key(key) for key in self.released] if make_key else self.released
+        """The locks as stored: a server-side script deletes them (staged writes only)."""
+        return [self.shared.make_and_validate_key(key) for key in self.released]
 
 
 class writes_seen_when_committed:
