@@ -283,7 +283,17 @@ def main():
         action="store_true",
         help="leave out the rows of corrections and new cases (printed, as --without-import)",
     )
+    parser.add_argument(
+        "--only",
+        choices=["broad", "corrections"],
+        action="append",
+        default=[],
+        help="only the broad mix, or only the corrections among the writes (printed, as "
+        "--without-import; for probing one row)",
+    )
     options = parser.parse_args()
+    if options.only:
+        options.without_import = True
 
     ensure_wrk()
     url, name = load_database_url()
@@ -324,6 +334,8 @@ def main():
 
             paths, mix, cases = addresses(url, options.addresses)
             walks = {"broad": paths, "hot set": list(dict.fromkeys(paths))[:HOT_SET]}
+            if "broad" in options.only:
+                del walks["hot set"]
             files = {}
             for walk, walked in walks.items():
                 files[walk] = Path(folder) / f"{walk}.txt"
@@ -369,6 +381,8 @@ def main():
             rows, reads = [], {}
             writer_log = (Path(folder) / "writers.log").open("w")
             modes = () if options.without_writes else ("corrections", "new-cases")
+            if "corrections" in options.only:
+                modes = ("corrections",)
             for walk_index, walk in enumerate(walks):
                 rounds = {phase: [] for phase in ("reads", *modes)}
                 writes = {mode: [] for mode in modes}
@@ -435,7 +449,7 @@ def main():
             for process in background:
                 stop(process)
             stop(server)
-    if not (options.without_import or options.without_writes):
+    if not (options.without_import or options.without_writes or options.only):
         write_section(section)
     print(section)
     if errors:

@@ -215,7 +215,7 @@ def still_good(entry, version, *, but=frozenset()):
     if shows.get("similar") is not None:  # (its spare room is for every case since)
         since_rendered = changes_between(using, rendered, version)
     listed = since_rendered.listed_as if since_rendered is not None else None
-    return not changes.touch(**shows, using=using, listed_since_rendered=listed)
+    return not changes.touch(**shows, using=using, listed_since_rendered=listed, mended=but)
 
 
 # An entry is kept as two values: what it is (small, written again when a change leaves it

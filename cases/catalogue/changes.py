@@ -173,6 +173,7 @@ class Changes:
         using="default",
         listed_since_rendered=None,
         search_keys=None,
+        mended=frozenset(),
     ):
         """Whether a page may have changed that shows `cases`; that lists the public cases
         (`listing`), those its facet `filters` select (see cases.catalogue.paging.
@@ -180,7 +181,9 @@ class Changes:
         lists a case's `similar` cases (a SimilarShown); or that lists the first matches of
         `search` (a ShownSearch). `listed_since_rendered`: the listed states of the changes
         since the page was rendered (Changes.listed_as), for its similar cases;
-        `search_keys`: ShownSearch.order_keys of its search, if asked already."""
+        `search_keys`: ShownSearch.order_keys of its search, if asked already; `mended`:
+        the cases whose changes the page's mendable part answers for (a search page's
+        SearchCardsBlock weighs where they are on it)."""
         if self.cases.intersection(cases):
             return True
         # A search lists and counts only what it finds: ShownSearch weighs its listed cases.
@@ -196,7 +199,9 @@ class Changes:
         return (
             search is not None
             and bool(self.cases)
-            and search.touched_by(self.cases, using, listed=self.listed, keys=search_keys)
+            and search.touched_by(
+                self.cases, using, listed=self.listed, keys=search_keys, mended=mended
+            )
         )
 
     def _lists(self, filters, counted):
@@ -312,12 +317,13 @@ class ShownSearch:
         """The cases whose order keys (cases.search.query.order_keys) its check asks."""
         return [*changed, *filter(None, [self.last])]
 
-    def touched_by(self, changed, using, listed=frozenset(), keys=None):
+    def touched_by(self, changed, using, listed=frozenset(), keys=None, mended=frozenset()):
         """Whether changed cases not shown on the page change it: if one came into or
         left the matches, or one it found or finds changed what lists count it by (`listed`:
         the counts change), or if one the page's filters keep now ranks above its last
         case; or if the search as written now finds one, or a word it lacked is now
-        corrected. `keys`: the plan's order keys of the cases `asked`, if known."""
+        corrected. `keys`: the plan's order keys of the cases `asked`, if known; `mended`:
+        changed cases on the page whose place on it is weighed where it is mended."""
         from cases.search.query import order_keys  # it imports the search rules
         from cases.search.typos import corrections
 
@@ -327,7 +333,7 @@ class ShownSearch:
             return True
         if keys is None:
             keys = order_keys(self.plan, self.asked(changed), self.ordering, using)
-        for pk in changed:
+        for pk in changed - mended:
             found_before, found = bool(self.matched >> pk & 1), pk in keys
             if found_before != found or (found and pk in listed):
                 return True

@@ -13,23 +13,29 @@ their texts need be put in again. The run of cards is taken from the card cache
 (cases.catalogue.cards), where only the changed cards are rendered; the section is made
 again from what it asked (a CheckPlan: one query); a JSON's changed entries are written
 again from their cases. Each is put in place of the old (`mend`, called by
-cases.caching). A search's page is never mended (a changed text moves what it finds and
-marks). Any other change renders the page whole, as before.
+cases.caching). A search's first page is mended so too (SearchCardsBlock) when its cases
+are still found in the same order: a changed text may move what the search finds and how
+it ranks it. Any other change renders the page whole, as before.
 """
 
 import json
 import pickle
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from django.core.serializers.json import DjangoJSONEncoder
+from django.db import router
 from django.template.loader import render_to_string
 from django.utils import translation
 
 from cases.catalogue.cards import listed_cards
+from cases.catalogue.changes import ranks_before
 from cases.catalogue.checklist import check_of
 from cases.catalogue.filters import public_terms
 from cases.exchange.serialize import case_to_exchange
-from cases.models import Case
+from cases.models import Case, ContentVersion
+from cases.search.query import order_keys
+from cases.search.snippets import highlighter_for
 
 CHECK_TEMPLATE = "cases/check_section.html"
 # As the list's JSON is written (cases.public.views.case_list_json): read back and written
@@ -103,9 +109,11 @@ class CardsBlock(TextsOfShownCases):
 
         check = self.check
         with translation.override(self.language):
+            highlighter = self.highlighter()
             cards = listed_cards(
                 self.cases,
-                render_missing=lambda pks: rendered_cards(pks, public_terms(), None),
+                render_missing=lambda pks: rendered_cards(pks, public_terms(), highlighter),
+                highlighter=highlighter,
             )
             section = None
             if check is not None and changes.own & check.keys:
@@ -122,6 +130,46 @@ class CardsBlock(TextsOfShownCases):
             check = replace(check, start=check.start + moved, end=check.end + moved)
         return content, replace(self, end=self.start + len(run), check=check, mended=version)
 
+    def highlighter(self):
+        """What the cards mark (a list's: nothing)."""
+        return None
+
+
+@dataclass(frozen=True)
+class SearchCardsBlock(CardsBlock):
+    """A search's first page's run of cards, as CardsBlock, with the search's plan (its
+    cards mark its words) and order. A changed text may move a case in or out of what the
+    search finds, or up or down its order: the page is mended only if every case on it is
+    still found, in the same order, and the last on it is not a changed one (a case past
+    the page may now rank before it). The cases not on the page are weighed by the page's
+    ShownSearch, as when nothing on it changed."""
+
+    plan: object = None
+    ordering: tuple = ()
+
+    def highlighter(self):
+        return highlighter_for(self.plan)
+
+    def mend(self, content, version, changes):
+        if not self.keeps_its_order(changes.own.intersection(self.cases)):
+            return None
+        return super().mend(content, version, changes)
+
+    def keeps_its_order(self, changed):
+        """Whether the page's cases are still found, in their order, after a change of
+        the texts of `changed` among them (a case's rank is its own: the others' stay)."""
+        if not changed:
+            return True
+        if self.cases[-1] in changed:
+            return False
+        found = order_keys(self.plan, self.cases, self.ordering, router.db_for_read(ContentVersion))
+        if found.keys() != set(self.cases):
+            return False
+        values = [found[pk] for pk in self.cases]
+        if any(value is None for each in values for value in each):
+            return False  # (the databases place no value differently)
+        return all(ranks_before(a, b, self.ordering) for a, b in pairwise(values))
+
 
 def check_section(plan):
     """The section a CheckPlan asks, as the list page renders it (bytes)."""
@@ -130,12 +178,13 @@ def check_section(plan):
     return html[start : html.index(CHECK_END, start) + len(CHECK_END)]
 
 
-def cards_block(content, cards, *, check=None):
+def cards_block(content, cards, *, check=None, search=None):
     """The CardsBlock of a rendered list page (`content`, bytes) whose cards are `cards`
-    (ListedCards, rendered in the active language without search marks), and whose
-    "Check your own system" is `check` (a Check) if it has one; None if the page does not
-    hold the run of cards once (nothing to mend: the page is rendered whole after a change
-    of its cases)."""
+    (ListedCards, rendered in the active language, marking the words of `search`, the
+    (plan, ordering) of a search's first page: a SearchCardsBlock), and whose "Check your
+    own system" is `check` (a Check) if it has one; None if the page does not hold the run
+    of cards once (nothing to mend: the page is rendered whole after a change of its
+    cases)."""
     if not cards:
         return None
     run = "".join(card.html for card in cards).encode()
@@ -151,7 +200,7 @@ def cards_block(content, cards, *, check=None):
         else:
             plan = check.plan
             part = CheckPart(frozenset(plan.case_keys()), pickle.dumps(plan), *span)
-    return CardsBlock(
+    block = CardsBlock(
         cases=tuple(card.pk for card in cards),
         elsewhere=elsewhere,
         language=translation.get_language(),
@@ -159,6 +208,10 @@ def cards_block(content, cards, *, check=None):
         end=end,
         check=part,
     )
+    if search is None:
+        return block
+    plan, ordering = search
+    return SearchCardsBlock(**vars(block), plan=plan, ordering=tuple(ordering))
 
 
 def section_span(content, after):

@@ -16,7 +16,12 @@ from cases.caching import cache_public_page, page_shows
 from cases.catalogue.bounds import bounded
 from cases.catalogue.changes import ShownSearch, SimilarShown
 from cases.catalogue.filters import DATES
-from cases.catalogue.list_blocks import JSON_PARAMETERS, EntriesBlock, cards_block
+from cases.catalogue.list_blocks import (
+    JSON_PARAMETERS,
+    EntriesBlock,
+    SearchCardsBlock,
+    cards_block,
+)
 from cases.catalogue.listing import build_listing, with_card_data
 from cases.catalogue.paging import facet_filters, faceted
 from cases.catalogue.query import CatalogueQuery
@@ -61,10 +66,10 @@ def case_list(request):
     # Its "Check your own system" shows titles and follow-ups of cases beyond the page.
     checked = listing.check.case_keys() if listing.check else []
     response = render(request, "cases/case_list.html", {"listing": listing, "page": listing.page})
-    # A search's page is never mended (its cards mark its words; a change moves them).
-    cards = None
-    if not query.searches:
-        cards = cards_block(response.content, listing.page.object_list, check=listing.check)
+    search = (query.plan, query.ordering) if query.searches else None  # (its cards mark it)
+    cards = cards_block(
+        response.content, listing.page.object_list, check=listing.check, search=search
+    )
     list_shows(query, listing.page, counted=True, also=checked, mendable=cards)
     return response
 
@@ -75,8 +80,8 @@ def list_shows(query, page, *, counted, also=(), mendable=None):
     list; its JSON has no counts). A search answered with the cases having only some of its
     words is shown as that partial search, which a case finding every word changes, and a
     word like one it lacked. One answered with its words corrected, or past its first
-    page, is rendered afresh after any change. `mendable`: what of a list that is no
-    search a change of its cases' texts mends (cases.catalogue.list_blocks)."""
+    page, is rendered afresh after any change. `mendable`: what of the list a change of its
+    cases' texts mends (cases.catalogue.list_blocks)."""
     keys = [getattr(case, "pk", case) for case in page.object_list]
     # What dates select is not in the index: such a list changes with any listed change.
     filters = None
@@ -101,7 +106,10 @@ def list_shows(query, page, *, counted, also=(), mendable=None):
             unfound=query.written_plan if query.outcome else None,
             unknown=tuple(query.unknown_words),
         )
-        page_shows(listing=True, cases=[*keys, *also], search=search)
+        # Only a part that weighs the changed cases' places in its order mends a search.
+        if not isinstance(mendable, SearchCardsBlock):
+            mendable = None
+        page_shows(listing=True, cases=[*keys, *also], search=search, mendable=mendable)
 
 
 def shown_as_planned(query):

@@ -17,7 +17,6 @@ from cases.catalogue.changes import Changes
 from cases.catalogue.list_blocks import CardsBlock
 from cases.editorial import transitions as workflow
 from cases.models import Case, CaseRelation, Vocabulary
-from cases.search.text import refresh_search_text
 from tests.factories import CaseFactory, OrganisationFactory, TermFactory, UserFactory
 from tests.page_cache import walk_through_changes
 from tests.workflow import approve_edit
@@ -153,16 +152,6 @@ def test_a_case_changed_in_what_lists_count_renders_the_list_whole(client, liste
     response = client.get(LIST)
     assert response["X-Cache"] == "miss"
     assert response.content == fresh(client, LIST)
-
-
-def test_a_search_is_rendered_whole(client, listed, people):
-    refresh_search_text(Case.objects.all())
-    url = "/en/cases/?q=charlie"
-    assert "Charlie" in client.get(url).content.decode()
-    approve_edit(listed["c"], *people, confirm_stale_korean=True, title_en="Charlie, corrected")
-    response = client.get(url)
-    assert response["X-Cache"] == "miss"
-    assert response.content == fresh(client, url)
 
 
 @pytest.mark.parametrize(("language", "field"), [("en", "title_en"), ("ko", "title_ko")])
