@@ -167,7 +167,7 @@ class SearchCardsBlock(CardsBlock):
             return False
         values = [found[pk] for pk in self.cases]
         if any(value is None for each in values for value in each):
-            return False  # (the databases place no value differently)
+            return False  # (no value to compare: the databases order a NULL each its way)
         return all(ranks_before(a, b, self.ordering) for a, b in pairwise(values))
 
 
