@@ -3,6 +3,12 @@
 from django.core.cache import cache
 
 
+def fresh(client, url):
+    """The page at `url` rendered afresh: the page cache emptied first."""
+    cache.clear()
+    return client.get(url).content
+
+
 def walk_through_changes(client, urls, change, steps):
     """Request every page, make two changes (`change(step)`), and request every page again;
     `steps` times. Each answer is checked against the page rendered afresh (the cache

@@ -9,7 +9,6 @@ import random
 import re
 
 import pytest
-from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -18,7 +17,7 @@ from cases.catalogue.list_blocks import CardsBlock
 from cases.editorial import transitions as workflow
 from cases.models import Case, CaseRelation, Vocabulary
 from tests.factories import CaseFactory, OrganisationFactory, TermFactory, UserFactory
-from tests.page_cache import walk_through_changes
+from tests.page_cache import fresh, walk_through_changes
 from tests.workflow import approve_edit
 
 pytestmark = pytest.mark.django_db
@@ -57,11 +56,6 @@ def listed():
             with_terms=[term],
         )
     return made
-
-
-def fresh(client, url):
-    cache.clear()
-    return client.get(url).content
 
 
 @pytest.mark.parametrize(

@@ -8,12 +8,12 @@ import datetime
 import random
 
 import pytest
-from django.core.cache import cache
 
+from cases.editorial import transitions as workflow
 from cases.models import Case
 from cases.search.text import refresh_search_text
 from tests.factories import CaseFactory, UserFactory
-from tests.page_cache import walk_through_changes
+from tests.page_cache import fresh, walk_through_changes
 from tests.workflow import approve_edit
 
 pytestmark = pytest.mark.django_db
@@ -46,11 +46,6 @@ def found():
         )
     refresh_search_text(Case.objects.all())
     return made
-
-
-def fresh(client, url):
-    cache.clear()
-    return client.get(url).content
 
 
 def titles_in_order(content, cases):
@@ -198,8 +193,6 @@ def test_every_search_mended_or_kept_through_many_changes_is_what_a_fresh_render
             "date": {"date": case.date - datetime.timedelta(days=300)},
         }
         if kind == "withdraw":
-            from cases.editorial import transitions as workflow
-
             workflow.case_withdraw(case=case, user=reviewer, note="Retracted.")
         else:
             approve_edit(case, editor, reviewer, confirm_stale_korean=True, **edits[kind])

@@ -7,12 +7,11 @@ import datetime
 import random
 
 import pytest
-from django.core.cache import cache
 
 from cases.editorial import transitions as workflow
 from cases.models import Case, CaseRelation
 from tests.factories import CaseFactory, OrganisationFactory, TermFactory
-from tests.page_cache import walk_through_changes
+from tests.page_cache import fresh, walk_through_changes
 from tests.workflow import approve_edit
 
 pytestmark = pytest.mark.django_db
@@ -35,11 +34,6 @@ def linked_library():
     }
     CaseRelation.objects.create(from_case=made["b"], to_case=made["c"], position=0)
     return made
-
-
-def fresh(client, url):
-    cache.clear()
-    return client.get(url).content
 
 
 @pytest.mark.parametrize(("corrected", "title"), [("a", "Alpha"), ("c", "Charlie")])
