@@ -285,11 +285,11 @@ def main():
     )
     parser.add_argument(
         "--only",
-        choices=["broad", "corrections"],
+        choices=["broad", "hot", "corrections"],
         action="append",
         default=[],
-        help="only the broad mix, or only the corrections among the writes (printed, as "
-        "--without-import; for probing one row)",
+        help="only the broad mix or the hot set, or only the corrections among the writes "
+        "(printed, as --without-import; for probing one row)",
     )
     options = parser.parse_args()
     if options.only:
@@ -336,6 +336,8 @@ def main():
             walks = {"broad": paths, "hot set": list(dict.fromkeys(paths))[:HOT_SET]}
             if "broad" in options.only:
                 del walks["hot set"]
+            if "hot" in options.only:
+                del walks["broad"]
             files = {}
             for walk, walked in walks.items():
                 files[walk] = Path(folder) / f"{walk}.txt"
