@@ -16,12 +16,7 @@ from cases.caching import cache_public_page, page_shows
 from cases.catalogue.bounds import bounded
 from cases.catalogue.changes import ShownSearch, SimilarShown
 from cases.catalogue.filters import DATES
-from cases.catalogue.list_blocks import (
-    JSON_PARAMETERS,
-    EntriesBlock,
-    SearchCardsBlock,
-    cards_block,
-)
+from cases.catalogue.list_blocks import JSON_PARAMETERS, EntriesBlock, cards_block
 from cases.catalogue.listing import build_listing, with_card_data
 from cases.catalogue.paging import facet_filters, faceted
 from cases.catalogue.query import CatalogueQuery
@@ -81,7 +76,7 @@ def list_shows(query, page, *, counted, also=(), mendable=None):
     words is shown as that partial search, which a case finding every word changes, and a
     word like one it lacked. One answered with its words corrected, or past its first
     page, is rendered afresh after any change. `mendable`: what of the list a change of its
-    cases' texts mends (cases.catalogue.list_blocks)."""
+    cases' texts mends (cases.catalogue.list_blocks; a search's must weigh its order)."""
     keys = [getattr(case, "pk", case) for case in page.object_list]
     # What dates select is not in the index: such a list changes with any listed change.
     filters = None
@@ -106,9 +101,6 @@ def list_shows(query, page, *, counted, also=(), mendable=None):
             unfound=query.written_plan if query.outcome else None,
             unknown=tuple(query.unknown_words),
         )
-        # Only a part that weighs the changed cases' places in its order mends a search.
-        if not isinstance(mendable, SearchCardsBlock):
-            mendable = None
         page_shows(listing=True, cases=[*keys, *also], search=search, mendable=mendable)
 
 
@@ -151,7 +143,9 @@ def list_in_exchange_format(request):
         return f"{base}?{data.urlencode()}"
 
     ids = page.object_list
-    list_shows(query, page, counted=False, mendable=EntriesBlock(tuple(ids)))
+    # A search's entries are written whole again: their order after a change is not weighed.
+    entries = None if query.searches else EntriesBlock(tuple(ids))
+    list_shows(query, page, counted=False, mendable=entries)
     by_pk = {case.pk: case for case in Case.objects.for_exchange().filter(pk__in=ids)}
     return {
         "count": page.paginator.count,

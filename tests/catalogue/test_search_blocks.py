@@ -93,6 +93,21 @@ def test_a_korean_search_is_mended_too(client, found, people):
     assert response.content == fresh(client, url)
 
 
+@pytest.mark.parametrize("url", ["/en/cases.json?q=outage", "/api/v1/cases?q=outage"])
+def test_a_searchs_json_is_written_whole_again(client, found, people, url):
+    client.get(url)
+    approve_edit(found["c"], *people, title_en="Charlie outage")  # (it moves up)
+    response = client.get(url)
+    assert response["X-Cache"] == "miss"
+    assert [entry["id"] for entry in response.json()["results"]] == [
+        "IL-0603",
+        "IL-0601",
+        "IL-0604",
+        "IL-0602",
+    ]
+    assert response.content == fresh(client, url)
+
+
 def test_a_correction_that_moves_the_case_renders_the_search_whole(client, found, people):
     before = client.get(SEARCH).content
     assert titles_in_order(before, found.values()) == [found[n] for n in "abcd"]
