@@ -262,7 +262,7 @@ def main():
     parser.add_argument(
         "--rounds",
         type=int,
-        default=3,
+        default=5,
         help="rounds of reads only and each write, for each mix (bench/rounds.py)",
     )
     parser.add_argument("--threads", type=int, default=2)

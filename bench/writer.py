@@ -115,7 +115,6 @@ def main():
         "median_ms": statistics.median(took) if took else 0,
         "max_ms": max(took, default=0),
         "cpu_ms": (time.process_time() - cpu_started) * 1000 / max(n, 1),
-        "first_ms": took[0] if took else 0,  # the process's first, its caches cold
     }
     print("WRITES " + json.dumps(summary), flush=True)
 
