@@ -15,8 +15,9 @@ Run it on a copy of the database `make load` leaves (it changes the cases it cor
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/probe \
         .venv/bin/python bench/after_corrections.py --pages hot --corrections 40
 
-With --profile, the first asks after the corrections run under cProfile and the functions
-that took the most of them are printed.
+With --profile, the first asks and the asks again run under cProfile, each in a profile of
+its own, and the functions whose time differs the most between the two are printed: where a
+change's cost goes.
 """
 
 import argparse
@@ -28,6 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +46,33 @@ def pages_of(kind, paths):
     if kind == "broad":
         return distinct[:BROAD_PAGES]
     return sorted({path for path in distinct if "q=" in path})
+
+
+@contextmanager
+def profiled(profiles, which):
+    if profiles:
+        profiles[which].enable()
+    try:
+        yield
+    finally:
+        if profiles:
+            profiles[which].disable()
+
+
+def print_difference(first, again, rows=40):
+    """The functions whose cumulative time the first asks after a change spent most over
+    the asks again (profiling slows both alike)."""
+    before = pstats.Stats(again).stats
+    differences = []
+    for function, (_calls, count, own, cumulative, _callers) in pstats.Stats(first).stats.items():
+        _c, count_again, own_again, cumulative_again, _ = before.get(function, (0, 0, 0, 0, 0))
+        differences.append(
+            (cumulative - cumulative_again, own - own_again, count - count_again, function)
+        )
+    print("cumulative ms more, own ms more, calls more: function")
+    for cumulative, own, count, (file, line, name) in sorted(differences, reverse=True)[:rows]:
+        where = file.split("site-packages/")[-1].removeprefix(str(ROOT) + "/")
+        print(f"{cumulative * 1000:8.0f} {own * 1000:8.0f} {count:8d}  {where}:{line}({name})")
 
 
 def timed(client, path):
@@ -84,17 +113,15 @@ def main():
         rng = random.Random(options.seed)
         pks = list(Case.objects.public().live().values_list("pk", flat=True))
         first, again = {}, []
-        profile = cProfile.Profile() if options.profile else None
+        profiles = (cProfile.Profile(), cProfile.Profile()) if options.profile else None
         for n in range(options.corrections):
             correct(Case.objects.get(pk=rng.choice(pks)), 9_000_000 + n, editor, reviewer)
-            if profile:
-                profile.enable()
-            for path in pages:
-                answer, took = timed(client, path)
-                first.setdefault(answer, []).append(took)
-            if profile:
-                profile.disable()
-            again += [timed(client, path)[1] for path in pages]
+            with profiled(profiles, 0):
+                for path in pages:
+                    answer, took = timed(client, path)
+                    first.setdefault(answer, []).append(took)
+            with profiled(profiles, 1):
+                again += [timed(client, path)[1] for path in pages]
     print(f"{len(pages)} addresses ({options.pages}), after {options.corrections} corrections")
     for answer, took in sorted(first.items()):
         print(
@@ -108,8 +135,8 @@ def main():
         f"a change costs this process {(spent - sum(again)) / options.corrections:.1f} ms "
         "over these pages"
     )
-    if profile:
-        pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+    if profiles:
+        print_difference(*profiles)
 
 
 if __name__ == "__main__":

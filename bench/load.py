@@ -35,6 +35,7 @@ from processes import (
     free_port,
     run_wrk,
     start,
+    start_when_ready,
     stop,
     wait_until_serving,
     writes_of,
@@ -397,7 +398,7 @@ def main():
                     for mode_index, mode in enumerate(modes, start=1):
                         # Each writer its own seed: its new cases' ids differ from all others.
                         seed = mode_index + 10 * walk_index + 20 * round_number
-                        writer = start(
+                        writer = start_when_ready(
                             [
                                 sys.executable,
                                 str(ROOT / "bench" / "writer.py"),
@@ -406,8 +407,10 @@ def main():
                             ],
                             env,
                             writer_log,
+                            Path(folder) / "writer-ready",
                         )
                         background.append(writer)
+                        writer.send_signal(signal.SIGUSR1)  # its changes and the measure begin
                         result, _ = measured(walk)
                         writes[mode].append(writes_of(finish(writer, f"the writer ({mode})")))
                         rounds[mode].append((result, alone))

@@ -125,6 +125,23 @@ def start(args, env, log):
     return process
 
 
+def start_when_ready(args, env, log, ready, deadline=STEP_TIMEOUT):
+    """A writer started with `--ready <ready>` (bench/writer.py), once it is: set up and
+    past its first change, waiting for SIGUSR1, which the caller sends as its measure
+    begins."""
+    ready.unlink(missing_ok=True)
+    process = start([*args, "--ready", str(ready)], env, log)
+    stop_at = time.monotonic() + deadline
+    while not ready.exists():
+        if process.poll() is not None:
+            finish(process, "the writer")  # (fails the run, with its status)
+        if time.monotonic() > stop_at:
+            stop(process)
+            raise SystemExit(f"the writer was not ready within {deadline} s")
+        time.sleep(0.05)
+    return process
+
+
 def finish(process, what, timeout=STEP_TIMEOUT):
     """Wait for a background writer or import; its output, or fail the run."""
     try:

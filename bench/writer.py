@@ -11,12 +11,19 @@ which every list counts.
 It prints one line, WRITES {json}: how many changes it made, how long they took, and the
 CPU its own process spent on each (what it takes from the readers, with what its PostgreSQL
 backend spends).
+
+With --ready PATH it first makes one change, unmeasured, as a running editors' server has
+long since made its first (a new process's first change costs seconds of CPU: its imports,
+its caches, its connection), then creates PATH and waits for SIGUSR1 to begin: make load
+starts its readers' measure with that signal, so the measure holds the editors' changes and
+not a process starting.
 """
 
 import argparse
 import json
 import os
 import random
+import signal
 import statistics
 import sys
 import tempfile
@@ -82,6 +89,7 @@ def main():
     parser.add_argument("--rate", type=float, default=1.0, help="changes a second")
     parser.add_argument("--duration", type=float, required=True, help="seconds")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ready", type=Path, help="say ready here, then wait for SIGUSR1")
     options = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings.bench")
     import django
@@ -99,14 +107,23 @@ def main():
     rng = random.Random(options.seed)
     pks = list(Case.objects.public().live().values_list("pk", flat=True))
     write = correct if options.mode == "corrections" else write_new
+
+    def change(number):
+        case = Case.objects.get(pk=rng.choice(pks))
+        write(case, 7_000_000 + options.seed * 100_000 + number, editor, reviewer)
+
+    if options.ready:
+        change(0)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})  # (before it can come)
+        options.ready.touch()
+        signal.sigwait({signal.SIGUSR1})
     took, n = [], 0
     started, cpu_started = time.monotonic(), time.process_time()
     while time.monotonic() - started < options.duration:
         due = started + n / options.rate
         time.sleep(max(0.0, due - time.monotonic()))
         begun = time.monotonic()
-        case = Case.objects.get(pk=rng.choice(pks))
-        write(case, 7_000_000 + options.seed * 100_000 + n, editor, reviewer)
+        change(n + 1)
         took.append((time.monotonic() - begun) * 1000)
         n += 1
     summary = {
