@@ -38,11 +38,11 @@ BROAD_PAGES = 400
 
 
 def pages_of(kind, paths):
-    from load import HOT_SET
+    from load import hot_set
 
-    distinct = list(dict.fromkeys(paths))
     if kind == "hot":
-        return distinct[:HOT_SET]
+        return hot_set(paths)
+    distinct = list(dict.fromkeys(paths))
     if kind == "broad":
         return distinct[:BROAD_PAGES]
     return sorted({path for path in distinct if "q=" in path})

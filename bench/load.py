@@ -179,6 +179,13 @@ def page_cache():
 
 
 HOT_SET = 80  # distinct addresses taking every request, as a popular site's traffic does
+
+
+def hot_set(paths):
+    """The walk's first HOT_SET distinct addresses."""
+    return list(dict.fromkeys(paths))[:HOT_SET]
+
+
 PHASES = {
     "reads": "reads only",
     "corrections": "one correction a second (edit, submit, approve)",
@@ -334,7 +341,7 @@ def main():
             manage("shell", "-c", "from django.core.cache import cache; cache.clear()", env=env)
 
             paths, mix, cases = addresses(url, options.addresses)
-            walks = {"broad": paths, "hot set": list(dict.fromkeys(paths))[:HOT_SET]}
+            walks = {"broad": paths, "hot set": hot_set(paths)}
             if "broad" in options.only:
                 del walks["hot set"]
             if "hot" in options.only:
