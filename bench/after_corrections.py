@@ -38,7 +38,7 @@ BROAD_PAGES = 400
 
 
 def pages_of(kind, paths):
-    from load import hot_set
+    from walks import hot_set
 
     if kind == "hot":
         return hot_set(paths)
@@ -97,7 +97,7 @@ def main():
         from django.core.cache import cache
         from django.core.management import call_command
         from django.test import Client
-        from load import addresses
+        from walks import addresses
         from writer import correct, people
 
         from cases.models import Case

@@ -1,6 +1,8 @@
 -- wrk script for `make load` (bench/load.py): each connection walks a list of addresses,
 -- one a line in the file named after `--`, each thread from its own place in it. At the end
--- it prints one line, LOAD-RESULT {json}, that load.py reads.
+-- it prints two lines that load.py reads: LOAD-RESULT {json}, the run's figures, and
+-- LOAD-LATENCIES [[microseconds, answers], ...], every latency measured and how many
+-- answers took it, for percentiles over several runs taken together (bench/rounds.py).
 
 local threads = {}
 
@@ -51,4 +53,11 @@ function done(summary, latency, requests)
     summary.requests, summary.duration, latency:percentile(50), latency:percentile(90),
     latency:percentile(99), latency.max, errors.status, errors.connect, errors.read,
     errors.write, errors.timeout, cache_hits, cache_misses))
+  -- wrk keeps a count for each microsecond; latency(i) is its i-th latency that occurred.
+  local counts = {}
+  for i = 1, #latency do
+    local microseconds, answers = latency(i)
+    counts[i] = string.format("[%d,%d]", microseconds, answers)
+  end
+  io.write("LOAD-LATENCIES [" .. table.concat(counts, ",") .. "]\n")
 end

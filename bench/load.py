@@ -13,89 +13,38 @@ when it ends, however it ends.
 
 import argparse
 import os
-import random
 import re
 import signal
 import subprocess
 import sys
 import tempfile
 import urllib.request
-from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 # bench/run.py, beside this file: the same scratch-database and machine description.
 import run
 from processes import (
     AFTER,
     STEP_TIMEOUT,
+    Editors,
     ensure_wrk,
     finish,
     free_port,
     run_wrk,
     start,
-    start_when_ready,
     stop,
     wait_until_serving,
-    writes_of,
 )
-from rounds import combined, figures, row, writes_note
+from rounds import combined, figures, pooled, row, together, writes_note
 from run import machine, on_database, reset_database
+from slices import interleaved_round
+from walks import HOT_SET, MIX, addresses, hot_set
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "RESULTS.md"
 SECTION = re.compile(r"<!-- load -->.*?<!-- /load -->\n?", re.S)
-
-# Share of requests of each kind, and how each address is made.
-MIX = {
-    "case page": 30,
-    "case JSON": 15,
-    "list, first pages": 10,
-    "list, filtered": 20,
-    "list JSON, filtered": 8,
-    "English search": 9,
-    "Korean search": 8,
-}
-FACET_OF_VOCABULARY = {
-    "root_cause": "cause",
-    "component": "component",
-    "symptom": "symptom",
-    "contributing": "contributing",
-    "domain": "domain",
-}
-SEVERITIES = ["low", "medium", "high", "critical"]
-ENGLISH_QUERIES = [
-    "database",
-    "database latency",
-    "cache",
-    "load balancer",
-    "scheduler",
-    "storage",
-    "dns resolver",
-    "control plane",
-    "api gateway",
-    "gpu pool",
-    "rollback",
-    "retries",
-    "checkpoint",
-    "network fabric",
-    "deploy pipeline",
-]
-KOREAN_QUERIES = [
-    "데이터베이스",
-    "캐시",
-    "스케줄러",
-    "스토리지",
-    "로드 밸런서",
-    "장애",
-    "체크포인트",
-    "네트워크",
-    "배포 파이프라인",
-    "지연 시간",
-    "재시도",
-    "대시보드",
-]
 
 
 def load_database_url():
@@ -114,56 +63,6 @@ def manage(*args, env):
     print(f"manage.py {args[0]}: {seconds:.0f} s", file=sys.stderr)
 
 
-def addresses(database_url, count, seed=1):
-    """`count` request paths in the proportions of MIX (deterministic for a seed), how many of
-    each kind, and the number of published cases. Many distinct case ids and filter
-    combinations keep the page cache from answering everything; popular pages repeat, as
-    they do for real readers."""
-    import psycopg
-
-    with psycopg.connect(database_url) as connection:
-        public_ids = [
-            row[0]
-            for row in connection.execute(
-                "SELECT public_id FROM cases_case WHERE status = 'published' "
-                "AND draft_of_id IS NULL ORDER BY public_id"
-            )
-        ]
-        terms = {}
-        for vocabulary, slug in connection.execute(
-            "SELECT vocabulary, slug FROM cases_term ORDER BY vocabulary, slug"
-        ):
-            terms.setdefault(FACET_OF_VOCABULARY[vocabulary], []).append(slug)
-        orgs = [row[0] for row in connection.execute("SELECT slug FROM cases_organisation")]
-    rng = random.Random(seed)
-
-    def language():
-        return rng.choice(["en", "ko"])
-
-    def filters():
-        query = {}
-        for _ in range(rng.choice([1, 1, 2, 2, 3])):
-            facet = rng.choice([*terms, "org", "severity"])
-            values = {"org": orgs, "severity": SEVERITIES}.get(facet) or terms[facet]
-            # Skewed towards the first values, as readers favour the common terms.
-            query[facet] = values[min(int(rng.expovariate(0.15)), len(values) - 1)]
-        if rng.random() < 0.2:
-            query["page"] = rng.randint(2, 4)
-        return urlencode(query)
-
-    makers = {
-        "case page": lambda: f"/{language()}/cases/{rng.choice(public_ids)}/",
-        "case JSON": lambda: f"/{language()}/cases/{rng.choice(public_ids)}.json",
-        "list, first pages": lambda: f"/{language()}/cases/?page={rng.randint(1, 3)}",
-        "list, filtered": lambda: f"/{language()}/cases/?{filters()}",
-        "list JSON, filtered": lambda: f"/{language()}/cases.json?{filters()}",
-        "English search": lambda: "/en/cases/?" + urlencode({"q": rng.choice(ENGLISH_QUERIES)}),
-        "Korean search": lambda: "/ko/cases/?" + urlencode({"q": rng.choice(KOREAN_QUERIES)}),
-    }
-    kinds = rng.choices(list(MIX), weights=list(MIX.values()), k=count)
-    return [makers[kind]() for kind in kinds], Counter(kinds), len(public_ids)
-
-
 def server_version(database_url):
     import psycopg
 
@@ -178,12 +77,9 @@ def page_cache():
     return "each worker with its own in-memory page cache"
 
 
-HOT_SET = 80  # distinct addresses taking every request, as a popular site's traffic does
-
-
-def hot_set(paths):
-    """The walk's first HOT_SET distinct addresses."""
-    return list(dict.fromkeys(paths))[:HOT_SET]
+# Seconds readers go on unmeasured after corrections before reads only are measured again
+# (bench/slices.py): in the broad mix each worker asks for a given page about every ten.
+SETTLE = {"broad": 15, "hot set": 2}
 
 
 PHASES = {
@@ -210,12 +106,16 @@ def report(rows, *, cases, workers, options, mix, distinct, version):
         f"{server_workers(options.worker_threads)} (`incidentlib.settings.bench`, "
         f"{page_cache()}) on 127.0.0.1; wrk with "
         f"{options.threads} threads and {options.connections} connections over loopback, "
-        f"{options.duration} s a measure. Each mix's reads only and writes were measured in "
-        f"{options.rounds} rounds (its addresses all asked for once, then reads only, then "
-        "each kind of write), each write against its own round's reads only: a row gives the "
-        "median of its rounds, and in brackets the lowest and highest of them where they "
-        "differ (bench/rounds.py). The imports ran once, after the rounds, "
-        "against the median of the reads only.",
+        f"{options.duration} s of each kind a round. Each mix was measured in "
+        f"{options.rounds} rounds. A round asks for all its addresses once, then measures "
+        f"reads only and corrections in alternating slices of {options.slice} s (reads "
+        "first in one pair, corrections first in the next), readers going on unmeasured "
+        f"for {settle_note(options)} after each corrections slice (bench/slices.py), and "
+        "then new cases. Each kind's slices are pooled: every answer counted, the "
+        "percentiles over all of their latencies. Each write is set against its own "
+        "round's reads only: a row gives the median of its rounds, and in brackets the "
+        "lowest and highest of them where they differ (bench/rounds.py). The imports ran "
+        "once, after the rounds, against the median of the reads only.",
         "",
         "| mix | while | requests | requests/s | of reads only | median ms | p99 ms "
         "| p99 / reads only | max ms | errors | page cache hits | writes |",
@@ -228,7 +128,8 @@ def report(rows, *, cases, workers, options, mix, distinct, version):
         "starts a revision of a random published case, changes its title and summary and "
         "submits it; a reviewer approves it (bench/writer.py). New cases: an editor writes a "
         "case (a published one's content under a new id, another severity) and submits it; a "
-        "reviewer approves it. Editors work in a session of their own below the readers' "
+        f"reviewer approves it. {options.editors} editors work at once, each at its share "
+        "of the rate on its share of the cases, in sessions of their own below the readers' "
         "priority, as the editors' app server runs (incidentlib.wsgi_editors). "
         "The import: `manage.py import_cases` of generated cases in a "
         "session of its own, as `setsid` or systemd would start it, started with the row; "
@@ -239,6 +140,12 @@ def report(rows, *, cases, workers, options, mix, distinct, version):
         "",
     ]
     return "\n".join(lines)
+
+
+def settle_note(options):
+    if options.settle:
+        return f"{options.settle} s"
+    return " and ".join(f"{seconds} s ({walk})" for walk, seconds in SETTLE.items())
 
 
 def write_section(section):
@@ -272,6 +179,15 @@ def main():
         type=int,
         default=5,
         help="rounds of reads only and each write, for each mix (bench/rounds.py)",
+    )
+    parser.add_argument(
+        "--slice", type=int, default=10, help="seconds of each slice of reads or corrections"
+    )
+    parser.add_argument(
+        "--settle", type=int, help="seconds unmeasured after corrections (default: by mix)"
+    )
+    parser.add_argument(
+        "--editors", type=int, default=2, help="editors at work at once, sharing the rate"
     )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--connections", type=int, default=8)
@@ -307,7 +223,7 @@ def main():
     url, name = load_database_url()
     # Stopping by signal runs the clean-up below, as Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    server = server_log = None
+    server = server_log = writers = None
     background = []
     with tempfile.TemporaryDirectory(prefix="load-") as folder:
         env = {
@@ -376,20 +292,42 @@ def main():
 
             every = []
 
-            def measured(walk, until=None):
-                result = run_wrk(
-                    base_url,
-                    files[walk],
-                    threads=options.threads,
-                    connections=options.connections,
-                    duration=options.duration,
-                    until=until,
+            def measure(walk):
+                def run_for(seconds, until=None):
+                    result = run_wrk(
+                        base_url,
+                        files[walk],
+                        threads=options.threads,
+                        connections=options.connections,
+                        duration=seconds,
+                        until=until,
+                    )
+                    every.append(figures(result))
+                    return every[-1]
+
+                return run_for
+
+            def editors(mode, seed):
+                """Editors started and set up for this mode, waiting to be told to work."""
+                seconds = options.slice if mode == "corrections" else options.duration
+                started = Editors(
+                    [
+                        sys.executable,
+                        str(ROOT / "bench" / "writer.py"),
+                        *("--mode", mode, "--seed", str(seed)),
+                        *("--duration", str(seconds)),
+                    ],
+                    env,
+                    writer_log,
+                    folder,
+                    options.editors,
                 )
-                every.append(figures(result))
-                return every[-1], result
+                background.extend(started.processes)
+                return started
 
             rows, reads = [], {}
-            writer_log = (Path(folder) / "writers.log").open("w")
+            writers = Path(folder) / "writers.log"
+            writer_log = writers.open("w")
             modes = () if options.without_writes else ("corrections", "new-cases")
             if "corrections" in options.only:
                 modes = ("corrections",)
@@ -400,27 +338,32 @@ def main():
                     # Each round from pages cached alike: the new cases of the round before
                     # renewed every list, and its reads only would be made of their misses.
                     warm(base_url, walks[walk])
-                    alone, _ = measured(walk)
-                    rounds["reads"].append((alone, alone))
-                    for mode_index, mode in enumerate(modes, start=1):
-                        # Each writer its own seed: its new cases' ids differ from all others.
-                        seed = mode_index + 10 * walk_index + 20 * round_number
-                        writer = start_when_ready(
-                            [
-                                sys.executable,
-                                str(ROOT / "bench" / "writer.py"),
-                                *("--mode", mode, "--duration", str(options.duration)),
-                                *("--seed", str(seed)),
-                            ],
-                            env,
-                            writer_log,
-                            Path(folder) / "writer-ready",
+                    # Each writer its own seed: its new cases' ids differ from all others.
+                    seed = 10 * walk_index + 20 * round_number
+                    if "corrections" in modes:
+                        correcting = editors("corrections", seed + 1)
+                        alone, result = map(
+                            pooled,
+                            interleaved_round(
+                                measure(walk),
+                                correcting,
+                                pairs=max(1, round(options.duration / options.slice)),
+                                slice_seconds=options.slice,
+                                settle_seconds=options.settle or SETTLE[walk],
+                            ),
                         )
-                        background.append(writer)
-                        writer.send_signal(signal.SIGUSR1)  # its changes and the measure begin
-                        result, _ = measured(walk)
-                        writes[mode].append(writes_of(finish(writer, f"the writer ({mode})")))
-                        rounds[mode].append((result, alone))
+                        writes["corrections"].append(together(correcting.end("the editors")))
+                        rounds["corrections"].append((result, alone))
+                    else:
+                        alone = measure(walk)(options.duration)
+                    rounds["reads"].append((alone, alone))
+                    if "new-cases" in modes:
+                        writing = editors("new-cases", seed + 2)
+                        writing.begin()
+                        result = measure(walk)(options.duration)
+                        writing.wait()
+                        writes["new-cases"].append(together(writing.end("the editors")))
+                        rounds["new-cases"].append((result, alone))
                 reads[walk] = combined(rounds["reads"])
                 rows.append(row(walk, PHASES["reads"], reads[walk], ""))
                 for mode in modes:
@@ -434,11 +377,11 @@ def main():
                     writer_log,
                 )
                 background.append(importing)
-                result, measures = measured(walk, until=importing)
+                result = measure(walk)(options.duration, until=importing)
                 finish(importing, "the import")
                 phase = PHASES["import"].format(count=options.import_count)
                 note = (
-                    f"the import took {measures['background_s']:.0f} s; measured until "
+                    f"the import took {result['background_s']:.0f} s; measured until "
                     f"{AFTER} s after it ended"
                 )
                 rows.append(row(walk, phase, combined([(result, reads[walk])]), note))
@@ -453,9 +396,10 @@ def main():
                 version=server_version(url),
             )
         except BaseException:
-            if server_log and server_log.exists():
-                log = server_log.read_text(errors="replace").splitlines()
-                print("gunicorn log, last lines:", *log[-20:], sep="\n", file=sys.stderr)
+            for name, path in [("gunicorn", server_log), ("editors' and imports'", writers)]:
+                if path and path.exists():
+                    log = path.read_text(errors="replace").splitlines()
+                    print(f"{name} log, last lines:", *log[-20:], sep="\n", file=sys.stderr)
             raise
         finally:
             for process in background:

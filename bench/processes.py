@@ -98,11 +98,14 @@ def run_wrk(base_url, paths_file, *, threads, connections, duration, until=None)
         wrk.kill()
         wrk.wait()
         raise
-    print(stdout, stderr, sep="\n", file=sys.stderr)
+    latencies = re.search(r"^LOAD-LATENCIES (\[.*\])$", stdout, re.M)
+    shown = stdout.replace(latencies.group(0), "") if latencies else stdout
+    print(shown.strip(), stderr, sep="\n", file=sys.stderr)
     match = re.search(r"^LOAD-RESULT (\{.*\})$", stdout, re.M)
     if wrk.returncode != 0 or not match:
         raise SystemExit(f"wrk failed (status {wrk.returncode})")
     result = json.loads(match.group(1))
+    result["latencies"] = json.loads(latencies.group(1)) if latencies else []
     if until is not None:
         result["background_s"] = ended
     return result
@@ -131,6 +134,12 @@ def start_when_ready(args, env, log, ready, deadline=STEP_TIMEOUT):
     begins."""
     ready.unlink(missing_ok=True)
     process = start([*args, "--ready", str(ready)], env, log)
+    wait_until_ready(process, ready, deadline)
+    return process
+
+
+def wait_until_ready(process, ready, deadline=STEP_TIMEOUT):
+    """Until a writer has created `ready` (it waits for a signal), or fail the run."""
     stop_at = time.monotonic() + deadline
     while not ready.exists():
         if process.poll() is not None:
@@ -139,7 +148,38 @@ def start_when_ready(args, env, log, ready, deadline=STEP_TIMEOUT):
             stop(process)
             raise SystemExit(f"the writer was not ready within {deadline} s")
         time.sleep(0.05)
-    return process
+
+
+class Editors:
+    """Several writers (bench/writer.py) at once, each on its share of the cases at its
+    share of the rate, told together when to work: `begin` starts a slice of changes in
+    each, `wait` waits until each has finished its slice, `end` ends them and gives what
+    each did (its WRITES)."""
+
+    def __init__(self, args, env, log, folder, count, rate=1.0):
+        self.readies = [Path(folder) / f"writer-{index}-ready" for index in range(count)]
+        self.processes = []
+        for index, ready in enumerate(self.readies):
+            share = ["--share", f"{index}/{count}", "--rate", str(rate / count)]
+            self.processes.append(start_when_ready([*args, *share], env, log, ready))
+
+    def begin(self):
+        for process, ready in zip(self.processes, self.readies, strict=True):
+            ready.unlink()
+            process.send_signal(signal.SIGUSR1)
+
+    def wait(self):
+        for process, ready in zip(self.processes, self.readies, strict=True):
+            wait_until_ready(process, ready)
+
+    def end(self, what):
+        for process in self.processes:
+            process.send_signal(signal.SIGUSR2)
+        return [writes_of(finish(process, what)) for process in self.processes]
+
+    def stop(self):
+        for process in self.processes:
+            stop(process)
 
 
 def finish(process, what, timeout=STEP_TIMEOUT):

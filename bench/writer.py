@@ -14,9 +14,16 @@ backend spends).
 
 With --ready PATH it first makes one change, unmeasured, as a running editors' server has
 long since made its first (a new process's first change costs seconds of CPU: its imports,
-its caches, its connection), then creates PATH and waits for SIGUSR1 to begin: make load
-starts its readers' measure with that signal, so the measure holds the editors' changes and
-not a process starting.
+its caches, its connection), then creates PATH and waits: each SIGUSR1 begins a slice of
+--duration seconds of changes, after which it creates PATH again (make load removes it as
+it signals, and starts a readers' measure with the slice); SIGUSR2 ends it. So the measures
+hold the editors' changes and not a process starting.
+
+An editor at the lowest priority on a machine readers saturate takes about a second a
+correction: its own CPU is 60 to 100 ms of it, and the rest it waits for the CPU, it and its
+PostgreSQL backend (as low) over some seventy queries. One editor then makes fewer than one
+a second, so `make load` runs two at once, each at half the rate on its half of the cases
+(--share).
 """
 
 import argparse
@@ -83,14 +90,68 @@ def write_new(case, n, editor, reviewer):
     workflow.case_approve(case=draft, user=reviewer, confirm_stale_korean=True)
 
 
+def change_number(seed, number, own, editors):
+    """The number of an editor's `number`th change (a new case's id, a correction's mark):
+    its own among every other editor's at work at once, and those of other seeds, far past
+    the generated cases' ids."""
+    return 7_000_000 + seed * 100_000 + number * editors + own
+
+
+def work(change, *, rate, duration, turn=0.0, ready=None):
+    """Make changes (`change()`) at `rate` a second for `duration` seconds, the first
+    `turn` of an interval late (editors at work at once take turns); with `ready`, first
+    one change, then a slice of them at each SIGUSR1 until SIGUSR2 (see above). What they
+    took, as WRITES gives it."""
+    took, spans, cpu = [], [], 0.0
+
+    def slice_of_changes():
+        nonlocal cpu
+        started, cpu_started, made = time.monotonic(), time.process_time(), 0
+        while True:
+            due = started + (made + turn) / rate
+            # None is begun after the slice: the readers' measure has ended.
+            if due - started >= duration or time.monotonic() - started >= duration:
+                break
+            time.sleep(max(0.0, due - time.monotonic()))
+            begun = time.monotonic()
+            change()
+            took.append((time.monotonic() - begun) * 1000)
+            made += 1
+        spans.append(max(duration, time.monotonic() - started))
+        cpu += time.process_time() - cpu_started
+
+    if ready:
+        change()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1, signal.SIGUSR2})
+        ready.touch()  # (only once they are blocked: none is lost)
+        while signal.sigwait({signal.SIGUSR1, signal.SIGUSR2}) == signal.SIGUSR1:
+            slice_of_changes()
+            ready.touch()
+    else:
+        slice_of_changes()
+    return {
+        "changes": len(took),
+        "seconds": sum(spans),
+        "median_ms": statistics.median(took) if took else 0,
+        "max_ms": max(took, default=0),
+        "cpu_ms": cpu * 1000 / max(len(took), 1),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mode", choices=["corrections", "new-cases"], required=True)
     parser.add_argument("--rate", type=float, default=1.0, help="changes a second")
-    parser.add_argument("--duration", type=float, required=True, help="seconds")
+    parser.add_argument("--duration", type=float, required=True, help="seconds of each slice")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--share",
+        default="0/1",
+        help="K/N: one of N editors working at once, each on its own Nth of the cases",
+    )
     parser.add_argument("--ready", type=Path, help="say ready here, then wait for SIGUSR1")
     options = parser.parse_args()
+    own, editors = (int(part) for part in options.share.split("/"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings.bench")
     import django
 
@@ -105,34 +166,24 @@ def main():
 
     editor, reviewer = people()
     rng = random.Random(options.seed)
-    pks = list(Case.objects.public().live().values_list("pk", flat=True))
+    pks = list(Case.objects.public().live().order_by("pk").values_list("pk", flat=True))
+    pks = pks[own::editors]  # (two editors never wait for each other's lock)
     write = correct if options.mode == "corrections" else write_new
+    number = 0
 
-    def change(number):
+    def change():
+        nonlocal number
+        number += 1
         case = Case.objects.get(pk=rng.choice(pks))
-        write(case, 7_000_000 + options.seed * 100_000 + number, editor, reviewer)
+        write(case, change_number(options.seed, number, own, editors), editor, reviewer)
 
-    if options.ready:
-        change(0)
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})  # (before it can come)
-        options.ready.touch()
-        signal.sigwait({signal.SIGUSR1})
-    took, n = [], 0
-    started, cpu_started = time.monotonic(), time.process_time()
-    while time.monotonic() - started < options.duration:
-        due = started + n / options.rate
-        time.sleep(max(0.0, due - time.monotonic()))
-        begun = time.monotonic()
-        change(n + 1)
-        took.append((time.monotonic() - begun) * 1000)
-        n += 1
-    summary = {
-        "changes": n,
-        "seconds": time.monotonic() - started,
-        "median_ms": statistics.median(took) if took else 0,
-        "max_ms": max(took, default=0),
-        "cpu_ms": (time.process_time() - cpu_started) * 1000 / max(n, 1),
-    }
+    summary = work(
+        change,
+        rate=options.rate,
+        duration=options.duration,
+        turn=own / editors,
+        ready=options.ready,
+    )
     print("WRITES " + json.dumps(summary), flush=True)
 
 
