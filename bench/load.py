@@ -110,9 +110,10 @@ def report(rows, *, cases, workers, options, mix, distinct, version):
         f"{options.rounds} rounds. A round asks for all its addresses once, then measures "
         f"reads only and corrections in alternating slices of {options.slice} s (reads "
         "first in one pair, corrections first in the next), readers going on unmeasured "
-        f"for {settle_note(options)} after each corrections slice (bench/slices.py), and "
-        "then new cases. Each kind's slices are pooled: every answer counted, the "
-        "percentiles over all of their latencies. Each write is set against its own "
+        f"for {settle_note(options)} after corrections begin and after they end, so that "
+        "each kind is measured in its steady state (bench/slices.py), and then new "
+        "cases. Each kind's slices are pooled: every answer counted, the percentiles "
+        "over all of their latencies. Each write is set against its own "
         "round's reads only: a row gives the median of its rounds, and in brackets the "
         "lowest and highest of them where they differ (bench/rounds.py). The imports ran "
         "once, after the rounds, against the median of the reads only.",
@@ -307,9 +308,11 @@ def main():
 
                 return run_for
 
-            def editors(mode, seed):
+            def editors(mode, seed, walk):
                 """Editors started and set up for this mode, waiting to be told to work."""
-                seconds = options.slice if mode == "corrections" else options.duration
+                seconds = options.duration
+                if mode == "corrections":  # (from the settle before its measured slice)
+                    seconds = options.slice + (options.settle or SETTLE[walk])
                 started = Editors(
                     [
                         sys.executable,
@@ -341,7 +344,7 @@ def main():
                     # Each writer its own seed: its new cases' ids differ from all others.
                     seed = 10 * walk_index + 20 * round_number
                     if "corrections" in modes:
-                        correcting = editors("corrections", seed + 1)
+                        correcting = editors("corrections", seed + 1, walk)
                         alone, result = map(
                             pooled,
                             interleaved_round(
@@ -358,7 +361,7 @@ def main():
                         alone = measure(walk)(options.duration)
                     rounds["reads"].append((alone, alone))
                     if "new-cases" in modes:
-                        writing = editors("new-cases", seed + 2)
+                        writing = editors("new-cases", seed + 2, walk)
                         writing.begin()
                         result = measure(walk)(options.duration)
                         writing.wait()

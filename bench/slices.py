@@ -7,13 +7,14 @@ ten seconds, alternating, put both kinds on the same machine, and the order alte
 (reads first in one pair, corrections first in the next), so that a drift inside a round
 falls on both alike.
 
-A corrections slice leaves work behind: each worker checks each page it serves against the
+Corrections leave work behind them: each worker checks each page it serves against the
 changes made since it last served it, and renders again the pages a change touched. In the
-hot set that is done within a second; in the broad mix a worker asks for a given page
-every ten seconds or so. So after each corrections slice, and after the pages are warmed as
-a round begins, readers go on unmeasured for a while (the settle) before reads only are
-measured again: reads only measure reads only, and what a correction costs readers after
-its slice is not counted for nothing in the next reads.
+hot set that is done within a second; in the broad mix a worker asks for a given page every
+ten seconds or so. So readers go on unmeasured for a while (the settle) after corrections
+begin, before their slice is measured, and again after they end, before reads only are
+measured (and after the pages are warmed as a round begins): each kind is measured in its
+steady state, corrections with the work they leave as much as with the work they found,
+and reads only with none.
 """
 
 READS, WRITES, SETTLE = "reads", "writes", "settle"
@@ -30,9 +31,9 @@ def schedule(pairs):
 def interleaved_round(measure, editors, *, pairs, slice_seconds, settle_seconds):
     """(reads only, under corrections): the figures of each kind's slices, to be pooled
     (rounds.pooled). `measure(seconds)` runs the readers for so long and gives their
-    figures; `editors` (processes.Editors) make corrections through each writes slice,
-    begun as it begins, and are waited for before anything follows (a change that runs
-    past its slice is measured by neither kind)."""
+    figures; `editors` (processes.Editors) make corrections from a settle before each
+    writes slice to its end, and are waited for before anything follows (a change that
+    runs past its slice is measured by neither kind)."""
     reads, writes = [], []
     for kind in schedule(pairs):
         if kind == SETTLE:
@@ -41,6 +42,7 @@ def interleaved_round(measure, editors, *, pairs, slice_seconds, settle_seconds)
             reads.append(measure(slice_seconds))
         else:
             editors.begin()
+            measure(settle_seconds)
             writes.append(measure(slice_seconds))
             editors.wait()
     return reads, writes

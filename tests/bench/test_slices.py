@@ -30,13 +30,15 @@ class Editors:
     """processes.Editors as the round drives them: told to begin, then waited for."""
 
     def __init__(self, log):
-        self.log = log
+        self.log, self.working = log, False
 
     def begin(self):
         self.log.append("begin")
+        self.working = True
 
     def wait(self):
         self.log.append("wait")
+        self.working = False
 
 
 def figures_of(rate, latency_ms, seconds):
@@ -55,18 +57,19 @@ def figures_of(rate, latency_ms, seconds):
     }
 
 
-def test_each_kind_pools_its_own_slices_and_the_settles_count_for_neither():
+def test_each_kind_is_measured_in_its_steady_state_and_pools_its_own_slices():
+    """The finding: in the broad mix, pages the corrections of a slice had touched were
+    still rendered again in the 15 s after it (10 to 29 misses, against 17 to 21 in the
+    slice), and would have been counted against reads only had nothing come between; a
+    slice of corrections measured from their start counts none of what earlier ones left."""
     log = []
     editors = Editors(log)
-    working = []
 
     def measure(seconds):
-        busy = log[-1:] == ["begin"]
-        working.append(busy)
-        log.append(f"measure {seconds}")
+        log.append(f"measure {seconds}" + (" while correcting" if editors.working else ""))
         if seconds == 7:  # a settle: what the readers do then is no slice's
             return figures_of(1, 999, seconds)
-        return figures_of(800 if busy else 1000, 20 if busy else 10, seconds)
+        return figures_of(800 if editors.working else 1000, 20 if editors.working else 10, 10)
 
     reads, writes = map(
         pooled, interleaved_round(measure, editors, pairs=3, slice_seconds=10, settle_seconds=7)
@@ -74,9 +77,13 @@ def test_each_kind_pools_its_own_slices_and_the_settles_count_for_neither():
     assert reads["requests"] == 30_000 and reads["seconds"] == 30
     assert writes["requests"] == 24_000 and writes["rate"] == 800
     assert reads["p99"] == 10 and writes["p99"] == 20 and reads["max"] == 10
-    # The editors work through each corrections slice and are done before what follows.
-    assert working.count(True) == 3
     assert log.count("begin") == log.count("wait") == 3
     for index, entry in enumerate(log):
-        if entry == "begin":
-            assert log[index + 1 : index + 3] == ["measure 10", "wait"]
+        if entry == "begin":  # corrections under way before their slice is measured
+            assert log[index + 1 : index + 4] == [
+                "measure 7 while correcting",
+                "measure 10 while correcting",
+                "wait",
+            ]
+        if entry == "measure 10":  # reads only: never straight after corrections
+            assert log[index - 1] in ("measure 7", "measure 10")
