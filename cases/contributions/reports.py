@@ -90,7 +90,7 @@ def report_file(*, case, text, source_url="", email="", language):
     _checked(email_problem(email))
     with transaction.atomic():
         # Locked as the workflow locks it: no report lands on a case being withdrawn.
-        root = Case.objects.select_for_update(of=("self",)).get(pk=case.root.pk)
+        root = Case.objects.locked().get(pk=case.root.pk)
         if root.status != Case.Status.PUBLISHED:
             raise WorkflowError(_("Problems are reported on published cases only."))
         report = ProblemReport.objects.create(

@@ -38,7 +38,7 @@ def active_claim(case):
 def _locked_in_review(case, user):
     if not is_reviewer(user):
         raise WorkflowError(_("Only a reviewer can claim a case's review."))
-    case = Case.objects.select_for_update(of=("self",)).get(pk=case.pk)
+    case = Case.objects.locked().get(pk=case.pk)
     if case.status != Status.IN_REVIEW:
         raise WorkflowError(
             _("Only a case in review can be claimed; this one is %(status)s.")
@@ -90,7 +90,7 @@ def claim_take_over(*, case, user):
 def claim_release(*, case, user):
     """The claimant lets the case go back to the queue unclaimed."""
     with transaction.atomic():
-        Case.objects.select_for_update(of=("self",)).only("pk").get(pk=case.pk)
+        Case.objects.locked().only("pk").get(pk=case.pk)
         current = active_claim(case)
         if current is None:
             raise WorkflowError(_("Nobody is reviewing this case."))

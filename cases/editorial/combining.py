@@ -77,7 +77,7 @@ def case_combine(*, absorbed, survivor, user, note=""):
         # Both locked, in one order whoever merges which into which: no deadlock.
         locked = {
             case.pk: case
-            for case in Case.objects.select_for_update(of=("self",))
+            for case in Case.objects.locked()
             .filter(pk__in=[absorbed.pk, survivor.pk])
             .order_by("pk")
         }

@@ -163,9 +163,7 @@ def comment_add(*, case, user, field_path, text):
     text = checked_text(text, _("Write the comment first."))
     with transaction.atomic():
         # Locked as the workflow locks it: no comment on a case leaving review meanwhile.
-        case = (
-            Case.objects.select_for_update(of=("self",)).select_related("draft_of").get(pk=case.pk)
-        )
+        case = Case.objects.locked().select_related("draft_of").get(pk=case.pk)
         if case.status not in COMMENTABLE:
             raise WorkflowError(
                 _(

@@ -45,10 +45,7 @@ def lock_unchanged_since(case, seen_version):
     """Lock the case's row for this transaction; EditConflict if it was saved since the
     editor opened it at `seen_version` (None: no check)."""
     current = (
-        Case.objects.select_for_update(of=("self",))
-        .filter(pk=case.pk)
-        .values_list("edit_version", flat=True)
-        .first()
+        Case.objects.locked().filter(pk=case.pk).values_list("edit_version", flat=True).first()
     )
     if seen_version is not None and current is not None and seen_version != current:
         raise EditConflict()
@@ -160,7 +157,7 @@ def case_delete(*, case, user):
     transitions stay, under its id."""
     if not user.is_superuser:
         raise WorkflowError(_("Only a superuser may delete a case."))
-    case = Case.objects.select_for_update().get(pk=case.pk)
+    case = Case.objects.locked().get(pk=case.pk)
     was_public = case.status in (Status.PUBLISHED, Status.WITHDRAWN)
     before = states_before([case.pk]) if was_public else None
     case.delete()

@@ -52,7 +52,7 @@ def case_start_revision(*, case, user):
         raise WorkflowError(_("You do not have the right to edit cases."))
     with transaction.atomic():
         # Locked and read for its content at once: the copy is made from this read.
-        case = Case.objects.for_exchange().select_for_update(of=("self",)).get(pk=case.pk)
+        case = Case.objects.for_exchange().locked().get(pk=case.pk)
         if case.draft_of_id:
             return case
         if case.status != Status.PUBLISHED:
@@ -89,7 +89,7 @@ def publish_revision(copy, *, approved):
     copy. `approved(case)` sets the approval's own columns, written in the same save.
     Return the published case (saved) and its content as stored: written from the copy's
     content, it reads back as the copy did."""
-    live = Case.objects.select_for_update().get(pk=copy.draft_of_id)
+    live = Case.objects.locked().get(pk=copy.draft_of_id)
     stored, normal, names = read_content(copy)
 
     def editorial_columns(case):

@@ -137,7 +137,7 @@ def locked(schedule_id):
     case_id = (
         ScheduledTransition.objects.filter(pk=schedule_id).values_list("case_id", flat=True).first()
     )
-    case = Case.objects.select_for_update().filter(pk=case_id).first() if case_id else None
+    case = Case.objects.locked().filter(pk=case_id).first() if case_id else None
     schedule = (
         ScheduledTransition.objects.select_for_update(of=("self",))
         .select_related("scheduled_by")

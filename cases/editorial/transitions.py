@@ -145,7 +145,7 @@ def available_transitions(user, case):
 def locked_for(name, *, case, user, note):
     """The case, locked for this transaction, once the transition is known to be allowed."""
     transition = TRANSITIONS[name]
-    case = Case.objects.select_for_update(of=("self",)).select_related("draft_of").get(pk=case.pk)
+    case = Case.objects.locked().select_related("draft_of").get(pk=case.pk)
     reason = refusal(user, transition, case)
     if reason:
         raise WorkflowError(reason)
