@@ -157,7 +157,7 @@ def case_delete(*, case, user):
     transitions stay, under its id."""
     if not user.is_superuser:
         raise WorkflowError(_("Only a superuser may delete a case."))
-    case = Case.objects.locked().get(pk=case.pk)
+    case = Case.objects.locked(deleting=True).get(pk=case.pk)
     was_public = case.status in (Status.PUBLISHED, Status.WITHDRAWN)
     before = states_before([case.pk]) if was_public else None
     case.delete()

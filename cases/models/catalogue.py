@@ -62,12 +62,13 @@ class CaseQuerySet(models.QuerySet):
         page says so (410). Any other case is unknown to the public (404)."""
         return self.filter(self.is_public() | Q(status=Case.Status.WITHDRAWN))
 
-    def locked(self):
+    def locked(self, *, deleting=False):
         """The cases, locked until the transaction ends against any other change of them
         (FOR NO KEY UPDATE), not against work that only points at them: a foreign key's
         check takes a KEY SHARE lock on the case it names, and two approvals of linked
-        cases, each holding its case FOR UPDATE, would wait for each other at commit."""
-        return self.select_for_update(no_key=True, of=("self",))
+        cases, each holding its case FOR UPDATE, would wait for each other at commit.
+        Cases about to be deleted are held against that too: nothing may come to name them."""
+        return self.select_for_update(no_key=not deleting, of=("self",))
 
     def live(self):
         """Cases themselves, without the working copies of pending revisions."""

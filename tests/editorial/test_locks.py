@@ -86,3 +86,12 @@ def test_two_changes_of_one_case_still_wait_for_each_other(editor, reviewer):
         worker.start()
         worker.join(timeout=30)
     assert failed and "lock timeout" in str(failed[0])
+
+
+def test_a_case_being_deleted_cannot_come_to_be_named():
+    held = CaseFactory(public_id="IL-0206")
+    other = CaseFactory(public_id="IL-0207")
+    with transaction.atomic():
+        Case.objects.locked(deleting=True).get(pk=held.pk)
+        failed = link_from_another_transaction(other, held)
+    assert failed is not None and "lock timeout" in str(failed)
