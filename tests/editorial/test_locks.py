@@ -21,26 +21,32 @@ pytestmark = [
 ]
 
 
-def link_from_another_transaction(from_case, to_case):
-    """In a connection of its own, link `from_case` to `to_case` and commit, waiting for a
-    lock at most a second; the error, if it failed."""
+def in_another_transaction(work, lock_timeout="1s"):
+    """Do `work()` in a transaction on a connection of its own, committed, waiting for a
+    lock at most `lock_timeout`; the error, if it failed."""
     failed = []
 
-    def link():
+    def run():
         try:
             with transaction.atomic():
                 with connection.cursor() as cursor:
-                    cursor.execute("SET LOCAL lock_timeout = '1s'")
-                CaseRelation.objects.create(from_case=from_case, to_case=to_case)
+                    cursor.execute("SELECT set_config('lock_timeout', %s, true)", [lock_timeout])
+                work()
         except OperationalError as error:
             failed.append(error)
         finally:
             connections.close_all()
 
-    worker = threading.Thread(target=link)
+    worker = threading.Thread(target=run)
     worker.start()
     worker.join(timeout=30)
     return failed[0] if failed else None
+
+
+def link_from_another_transaction(from_case, to_case):
+    return in_another_transaction(
+        lambda: CaseRelation.objects.create(from_case=from_case, to_case=to_case)
+    )
 
 
 def test_a_case_held_for_approval_can_still_be_linked_to(editor, reviewer):
@@ -67,25 +73,12 @@ def test_a_case_whose_revision_is_being_started_can_still_be_linked_to(editor):
 def test_two_changes_of_one_case_still_wait_for_each_other(editor, reviewer):
     """What the lock is for stays: a second transition of the same case waits."""
     held = CaseFactory(public_id="IL-0205", status=Case.Status.IN_REVIEW, submitted_by=editor)
-    failed = []
-
-    def lock_again():
-        try:
-            with transaction.atomic():
-                with connection.cursor() as cursor:
-                    cursor.execute("SET LOCAL lock_timeout = '500ms'")
-                Case.objects.locked().get(pk=held.pk)
-        except OperationalError as error:
-            failed.append(error)
-        finally:
-            connections.close_all()
-
     with transaction.atomic():
         workflow.locked_for("approve", case=held, user=reviewer, note="")
-        worker = threading.Thread(target=lock_again)
-        worker.start()
-        worker.join(timeout=30)
-    assert failed and "lock timeout" in str(failed[0])
+        failed = in_another_transaction(
+            lambda: Case.objects.locked().get(pk=held.pk), lock_timeout="500ms"
+        )
+    assert failed is not None and "lock timeout" in str(failed)
 
 
 def test_a_case_being_deleted_cannot_come_to_be_named():
