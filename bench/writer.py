@@ -19,11 +19,11 @@ its caches, its connection), then creates PATH and waits: each SIGUSR1 begins a 
 it signals, and starts a readers' measure with the slice); SIGUSR2 ends it. So the measures
 hold the editors' changes and not a process starting.
 
-An editor at the lowest priority on a machine readers saturate takes about a second a
-correction: its own CPU is 60 to 100 ms of it, and the rest it waits for the CPU, it and its
-PostgreSQL backend (as low) over some seventy queries. One editor then makes fewer than one
-a second, so `make load` runs two at once, each at half the rate on its half of the cases
-(--share).
+`make load` runs two at once, each at half the rate on its half of the cases (--share):
+one editor made 0.6 to 0.8 corrections a second under load. But started with --ready and
+SIGUSR1, an editor under load takes 2.9 to 3.7 s a correction where the same editor started
+without them takes 131 to 188 ms (bench/RESULTS.md, 2026-12-05, noon): the cause, in this
+harness and not in the corrections, is not found yet.
 """
 
 import argparse
