@@ -77,9 +77,13 @@ def page_cache():
     return "each worker with its own in-memory page cache"
 
 
-# Seconds readers go on unmeasured after corrections before reads only are measured again
-# (bench/slices.py): in the broad mix each worker asks for a given page about every ten.
+# Seconds readers go on unmeasured after corrections begin and after they end (bench/
+# slices.py): in the broad mix each worker asks for a given page about every ten.
 SETTLE = {"broad": 15, "hot set": 2}
+
+
+def settle_for(walk, options):
+    return options.settle or SETTLE[walk]
 
 
 PHASES = {
@@ -312,7 +316,7 @@ def main():
                 """Editors started and set up for this mode, waiting to be told to work."""
                 seconds = options.duration
                 if mode == "corrections":  # (from the settle before its measured slice)
-                    seconds = options.slice + (options.settle or SETTLE[walk])
+                    seconds = options.slice + settle_for(walk, options)
                 started = Editors(
                     [
                         sys.executable,
@@ -352,7 +356,7 @@ def main():
                                 correcting,
                                 pairs=max(1, round(options.duration / options.slice)),
                                 slice_seconds=options.slice,
-                                settle_seconds=options.settle or SETTLE[walk],
+                                settle_seconds=settle_for(walk, options),
                             ),
                         )
                         writes["corrections"].append(together(correcting.end("the editors")))
