@@ -38,7 +38,7 @@ from processes import (
     wait_until_serving,
 )
 from rounds import combined, figures, pooled, row, together, writes_note
-from run import machine, on_database, reset_database
+from run import machine, on_database, reset_database, vacuum_where_autovacuum_is_off
 from slices import interleaved_round
 from walks import HOT_SET, MIX, addresses, hot_set
 
@@ -98,7 +98,7 @@ def server_workers(threads):
     return "sync workers" if threads == 1 else f"gthread workers of {threads} threads"
 
 
-def report(rows, *, cases, workers, options, mix, distinct, version):
+def report(rows, *, cases, workers, options, mix, distinct, version, vacuumed):
     total = sum(mix.values())
     shares = ", ".join(f"{kind} {100 * mix[kind] / total:.0f} %" for kind in MIX)
     lines = [
@@ -120,7 +120,13 @@ def report(rows, *, cases, workers, options, mix, distinct, version):
         "over all of their latencies. Each write is set against its own "
         "round's reads only: a row gives the median of its rounds, and in brackets the "
         "lowest and highest of them where they differ (bench/rounds.py). The imports ran "
-        "once, after the rounds, against the median of the reads only.",
+        "once, after the rounds, against the median of the reads only."
+        + (
+            " This server's autovacuum is off, so each round and each import began with "
+            "VACUUM ANALYZE, as autovacuum would have tended what the rounds before wrote."
+            if vacuumed
+            else ""
+        ),
         "",
         "| mix | while | requests | requests/s | of reads only | median ms | p99 ms "
         "| p99 / reads only | max ms | errors | page cache hits | writes |",
@@ -333,6 +339,7 @@ def main():
                 return started
 
             rows, reads = [], {}
+            vacuumed = False
             writers = Path(folder) / "writers.log"
             writer_log = writers.open("w")
             modes = () if options.without_writes else ("corrections", "new-cases")
@@ -342,6 +349,7 @@ def main():
                 rounds = {phase: [] for phase in ("reads", *modes)}
                 writes = {mode: [] for mode in modes}
                 for round_number in range(options.rounds):
+                    vacuumed = vacuum_where_autovacuum_is_off(url)
                     # Each round from pages cached alike: the new cases of the round before
                     # renewed every list, and its reads only would be made of their misses.
                     warm(base_url, walks[walk])
@@ -377,7 +385,8 @@ def main():
                     note = writes_note(writes[mode])
                     rows.append(row(walk, PHASES[mode], combined(rounds[mode]), note))
             for walk, file in zip(walks if imports else (), imports, strict=True):
-                warm(base_url, walks[walk])  # (as each round begins)
+                vacuumed = vacuum_where_autovacuum_is_off(url)  # (as each round begins)
+                warm(base_url, walks[walk])
                 importing = start(
                     [sys.executable, str(ROOT / "manage.py"), "import_cases", str(file)],
                     env,
@@ -401,6 +410,7 @@ def main():
                 mix=mix,
                 distinct=len(set(paths)),
                 version=server_version(url),
+                vacuumed=vacuumed,
             )
         except BaseException:
             for name, path in [("gunicorn", server_log), ("editors' and imports'", writers)]:

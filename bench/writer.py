@@ -19,11 +19,11 @@ its caches, its connection), then creates PATH and waits: each SIGUSR1 begins a 
 it signals, and starts a readers' measure with the slice); SIGUSR2 ends it. So the measures
 hold the editors' changes and not a process starting.
 
-`make load` runs two at once, each at half the rate on its half of the cases (--share):
-one editor made 0.6 to 0.8 corrections a second under load. But started with --ready and
-SIGUSR1, an editor under load takes 2.9 to 3.7 s a correction where the same editor started
-without them takes 131 to 188 ms (bench/RESULTS.md, 2026-12-05, noon): the cause, in this
-harness and not in the corrections, is not found yet.
+`make load` runs two at once, each at half the rate on its half of the cases (--share).
+Each leads a session of its own (make load starts it so, as systemd or `setsid` start the
+editors' app server), and lowers that session as the server does: at EDITORS_NICENESS 19,
+when readers took every core, a correction took 3.3 s, where the same editor in a session it
+did not lead took 136 ms (bench/RESULTS.md, "Editors' sessions at 10"); hence the default 10.
 """
 
 import argparse

@@ -120,10 +120,11 @@ IMPORT_STATEMENT_TIMEOUT_MS = int(os.environ.get("IMPORT_STATEMENT_TIMEOUT_MS", 
 # The lowest, 19: under make load readers kept a p99 of 2.4x reads only, against 3.8x at 10
 # (bench/RESULTS.md). It holds readers nowhere: its commit only renames what it staged.
 IMPORT_NICENESS = int(os.environ.get("IMPORT_NICENESS", "19"))
-# How much lower the editors' app server runs (incidentlib.wsgi_editors); 0: not. The lowest
-# priority, 19: under make load it cost readers less than 10 did; editors wait when readers
-# take every core (bench/RESULTS.md, "Editors at the lowest priority").
-EDITORS_NICENESS = int(os.environ.get("EDITORS_NICENESS", "19"))
+# How much lower the editors' app server runs (incidentlib.wsgi_editors); 0: not. 10: its
+# session then weighs about a tenth of a readers' server's. At 19 (a 70th), when readers took
+# every core, a correction took 3.3 s and two editors kept 0.6 a second; at 10, 0.5 s, one a
+# second kept, and readers lost no more (bench/RESULTS.md, "Editors' sessions at 10").
+EDITORS_NICENESS = int(os.environ.get("EDITORS_NICENESS", "10"))
 
 ROOT_URLCONF = "incidentlib.urls"
 WSGI_APPLICATION = "incidentlib.wsgi.application"

@@ -92,14 +92,16 @@ def test_the_editors_server_its_session_and_its_database_backends_run_below_read
         assert int(backend) >= 6
 
 
-def test_by_default_the_editors_server_runs_at_the_lowest_priority():
-    """The finding (#21): at 10 below readers, one correction a second still cost the broad
-    mix 12 to 22 % of its throughput and raised its p99 1.5 to 1.9 times; at 19 it cost 3
-    to 9 %, and 1.3 to 1.5 times (bench/RESULTS.md)."""
+def test_by_default_the_editors_server_runs_below_readers_but_keeps_a_share_of_the_cpu():
+    """The finding (#21, 2026-12-05): at the lowest priority, 19, an editors' session weighs
+    a 70th of a readers' server's. When readers took every core a correction took 3.3 s, two
+    editors made 0.6 a second, and `make load` measured its rows under corrections at that
+    pace. At 10 a correction took 0.5 s, the pace of one a second was kept and readers lost
+    no more (bench/RESULTS.md, "Editors' sessions at 10")."""
     own, before, after, _backend = probe(niceness=None)
-    assert own == 19
+    assert own == min(os.getpriority(os.PRIO_PROCESS, 0) + 10, 19)
     if AUTOGROUP.exists():
-        assert int(after) == 19
+        assert int(after) == max(int(before), 10)
 
 
 def test_zero_leaves_the_editors_server_at_the_readers_priority():
