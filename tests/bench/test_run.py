@@ -30,7 +30,6 @@ def test_make_load_tends_the_database_where_the_servers_autovacuum_is_off():
     assert vacuumed == (autovacuum == "off")
     with psycopg.connect(url, autocommit=True) as other:
         last = other.execute(
-            "SELECT last_vacuum, last_analyze FROM pg_stat_user_tables "
-            "WHERE relname = 'cases_case'"
+            "SELECT last_vacuum, last_analyze FROM pg_stat_user_tables WHERE relname = 'cases_case'"
         ).fetchone()
     assert (last[0] is not None and last[1] is not None) == vacuumed
