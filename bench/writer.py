@@ -22,8 +22,8 @@ hold the editors' changes and not a process starting.
 `make load` runs two at once, each at half the rate on its half of the cases (--share).
 Each leads a session of its own (make load starts it so, as systemd or `setsid` start the
 editors' app server), and lowers that session as the server does: at EDITORS_NICENESS 19,
-when readers took every core, a correction took 3.3 s, where the same editor in a session it
-did not lead took 136 ms (bench/RESULTS.md, "Editors' sessions at 10"); hence the default 10.
+when readers took every core, a correction took 3.3 s, where the same editor with its session
+set back to 0 took 136 ms (bench/RESULTS.md, "Editors' sessions at 10"); hence the default 10.
 """
 
 import argparse
