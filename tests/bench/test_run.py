@@ -3,16 +3,9 @@ import pytest
 from django.db import connection
 
 from bench.run import vacuum_where_autovacuum_is_off
+from tests.library import subprocess_env
 
 pytestmark = pytest.mark.django_db
-
-
-def database_url():
-    settings = connection.settings_dict
-    return (
-        f"postgresql://{settings['USER']}:{settings['PASSWORD']}@{settings['HOST'] or ''}"
-        f":{settings['PORT'] or 5432}/{settings['NAME']}"
-    )
 
 
 def test_make_load_tends_the_database_where_the_servers_autovacuum_is_off():
@@ -20,7 +13,7 @@ def test_make_load_tends_the_database_where_the_servers_autovacuum_is_off():
     vacuumed or analyzed what `make load`'s rounds wrote, as production's would have."""
     if connection.vendor != "postgresql":
         pytest.skip("make load runs on PostgreSQL")
-    url = database_url()
+    url = subprocess_env()["DATABASE_URL"]  # (this test's database)
     with psycopg.connect(url, autocommit=True) as other:
         autovacuum = other.execute("SHOW autovacuum").fetchone()[0]
         other.execute("SELECT pg_stat_reset()")  # (forgets earlier vacuums)
