@@ -9,21 +9,24 @@ for its links) for one changed line. When a change touched no case whose own con
 page shows, moved none of its links (PublicChange.neighbour), and touched the linked
 cases only in what lists do not count (a title, not a date, organisation or terms:
 Changes.listed), the same cases are linked in the same order, and only the block need be
-rendered again from them: one query and a small template (`mended`, called by
-cases.caching). Any other change renders the page whole, as before.
+rendered again from them: one query of their columns and the block written out
+(`mended`, called by cases.caching). Any other change renders the page whole, as before.
 """
 
 from dataclasses import dataclass, replace
 
-from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 
+from cases.catalogue.checklist import SOME_CASE_ID
 from cases.models import Case
+from cases.templatetags.library import translated_text
 
 # What a link to another case shows: the rest of a case is long texts, read back from TOAST,
 # and sixty columns for Django to compile and load.
 LINKED_CASE_FIELDS = ("public_id", "status", "date", "title_en", "title_ko")
-TEMPLATE = "cases/case_links.html"
 # Where the block begins and ends in the page as its template renders it (taken out, and
 # the block's place kept, once it is rendered): one render, not two.
 BEGIN, END = "<!--linked-cases-->", "<!--/linked-cases-->"
@@ -65,15 +68,68 @@ class LinkedBlock:
 
 
 def block_html(*, recurrence_of, recurrences, related, similar):
-    return render_to_string(
-        TEMPLATE,
-        {
-            "recurrence_of": recurrence_of,
-            "recurrences": recurrences,
-            "related": related,
-            "similar": similar,
-        },
+    """The block as a case page shows it. Written here rather than in a template: after a
+    correction a page that links the case is mended by rendering only this, and the
+    template engine (a `{% url %}` and an include for each link) took a quarter of a mend."""
+    before, _id, after = reverse("cases:detail", args=[SOME_CASE_ID]).rpartition(SOME_CASE_ID)
+
+    def link(other, with_id=True):
+        title = translated_text(other, "title")
+        return format_html(
+            '<a href="{}{}{}">{}<span{}>{}</span></a>',
+            before,
+            other.public_id,
+            after,
+            f"{other.public_id}: " if with_id else "",
+            format_html(' lang="{}"', title.language) if title.fallback else "",
+            title,
+        )
+
+    sections = []
+    if related or recurrence_of or recurrences:
+        items = []
+        if recurrence_of:
+            items.append(format_html("<li>{} {}</li>", _("Recurrence of"), link(recurrence_of)))
+        items += [format_html("<li>{} {}</li>", _("Recurred as"), link(o)) for o in recurrences]
+        items += [format_html("<li>{}</li>", link(other)) for other in related]
+        sections.append(section_html(_("Related cases"), items))
+    if similar:
+        items = [
+            format_html(
+                '<li>{} <span class="muted">{}, {}</span></li>',
+                link(other, with_id=False),
+                org_name(other),
+                f"{other.date.year:04d}" if other.date else "",
+            )
+            for other in similar
+        ]
+        sections.append(section_html(_("Similar cases"), items))
+    return mark_safe("\n".join(sections))  # noqa: S308 (each part built by format_html)
+
+
+def section_html(heading, items):
+    return format_html(
+        '<section class="section">\n    <h2>{}</h2>\n    <ul class="related">{}</ul>\n  </section>',
+        heading,
+        mark_safe("".join(items)),  # noqa: S308 (each built by format_html)
     )
+
+
+def org_name(case):
+    """A linked case's organisation's name: read with it (LinkedRow) or from its model."""
+    return case.org_name if isinstance(case, LinkedRow) else case.org.name
+
+
+@dataclass(frozen=True)
+class LinkedRow:
+    """What a mend reads of a linked case: the block's columns, without a model."""
+
+    pk: int
+    public_id: str
+    date: object
+    title_en: str
+    title_ko: str
+    org_name: str
 
 
 def with_block(content, *, own, recurrence_of, recurrences, related, similar):
@@ -113,13 +169,12 @@ def mended(content, linked, version):
     """(content, LinkedBlock) with the block rendered again from the cases it links, read
     afresh, at `version`; None if one of them is no longer public (render the page)."""
     pks = linked.linked
-    cases = {
-        case.pk: case
-        for case in Case.objects.public()
+    rows = (
+        Case.objects.public()
         .filter(pk__in=pks)
-        .select_related("org")
-        .only(*LINKED_CASE_FIELDS, "org__name")
-    }
+        .values_list("pk", "public_id", "date", "title_en", "title_ko", "org__name")
+    )
+    cases = {row[0]: LinkedRow(*row) for row in rows}
     if cases.keys() != pks:
         return None
     html = block_html(

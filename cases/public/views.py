@@ -22,7 +22,7 @@ from cases.catalogue.paging import facet_filters, faceted
 from cases.catalogue.query import CatalogueQuery
 from cases.exchange.serialize import case_to_exchange
 from cases.models import Case, CaseMerge, CaseQuerySet, CaseRelation, CaseTerm
-from cases.public.case_links import LINKED_CASE_FIELDS, marks, with_block
+from cases.public.case_links import LINKED_CASE_FIELDS, block_html, marks, with_block
 from cases.public.graph import TABS, build_graph, graph_tab
 from cases.public.languages import NOT_WRITTEN_NOTICES, canonical_language, written_languages
 from cases.public.provenance import provenance
@@ -262,6 +262,7 @@ def render_case(request, case, *, preview=False):
         "related": context["related"],
         "similar": context["similar"],
     }
+    context["linked_cases"] = block_html(**links)
     response = render(request, "cases/case_detail.html", {**context, **marks()})
     response.content, block = with_block(response.content, own={case.pk, root.pk}, **links)
     page_shows(

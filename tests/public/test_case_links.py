@@ -52,6 +52,23 @@ def test_a_corrected_title_mends_the_pages_that_link_it(
     assert response.content == fresh(client, PAGE)
 
 
+def test_a_linked_title_shown_in_another_language_is_marked_and_escaped_mended_or_fresh(
+    client, linked_library, people
+):
+    """The block is written out in Python (a template took a quarter of a mend): what a
+    template did for it, marking a title in another language and escaping it, it does."""
+    page = "/ko/cases/IL-0502/"
+    client.get(page)
+    approve_edit(linked_library["c"], *people, title_en="Charlie <b>&", title_ko="")
+    response = client.get(page)
+    assert response["X-Cache"] == "mended"
+    linked = response.content.decode()
+    marked = '<span lang="en">Charlie &lt;b&gt;&amp;</span>'
+    assert f'/ko/cases/IL-0503/">IL-0503: {marked}</a>' in linked
+    assert '<span class="muted">Acme, ' in linked  # a similar case's organisation and year
+    assert response.content == fresh(client, page)
+
+
 def test_a_mended_page_is_a_new_page_to_browsers(client, linked_library, people):
     before = client.get(PAGE)
     approve_edit(linked_library["c"], *people, title_en="Charlie, corrected")
