@@ -300,6 +300,14 @@ def first_text(texts, languages):
     return Translated("", page, False)
 
 
+def case_address_parts():
+    """(what comes before a case's id in its page's address, what comes after), in the
+    active language: reversed once for many links, for a case id is the same in its
+    address (CaseIdConverter)."""
+    before, _id, after = reverse("cases:detail", args=[SOME_CASE_ID]).rpartition(SOME_CASE_ID)
+    return before, after
+
+
 def linked_cases(pks):
     """({pk: LinkedCase}, newest first, {pk: [(step pk, its texts)]}) of the public cases
     among `pks` and of their follow-up steps in order, each step's texts in text_languages'
@@ -315,8 +323,7 @@ def linked_cases(pks):
     with connections[statement.alias].cursor() as cursor:
         cursor.execute(statement.sql, statement.parameters(keys))
         rows = cursor.fetchall()
-    # Reversed once: a case id is the same in its address (CaseIdConverter).
-    before, _id, after = reverse("cases:detail", args=[SOME_CASE_ID]).rpartition(SOME_CASE_ID)
+    before, after = case_address_parts()
     by_pk, steps, titles = {}, {}, len(languages[1])
     for pk, public_id, org, step_pk, *texts in rows:  # a row a step, or the case's if none
         if pk not in by_pk:

@@ -15,12 +15,11 @@ rendered again from them: one query of their columns and the block written out
 
 from dataclasses import dataclass, replace
 
-from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
-from cases.catalogue.checklist import SOME_CASE_ID
+from cases.catalogue.checklist import case_address_parts
 from cases.models import Case
 from cases.templatetags.library import translated_text
 
@@ -71,7 +70,7 @@ def block_html(*, recurrence_of, recurrences, related, similar):
     """The block as a case page shows it. Written here rather than in a template: after a
     correction a page that links the case is mended by rendering only this, and the
     template engine (a `{% url %}` and an include for each link) took a quarter of a mend."""
-    before, _id, after = reverse("cases:detail", args=[SOME_CASE_ID]).rpartition(SOME_CASE_ID)
+    before, after = case_address_parts()
 
     def link(other, with_id=True):
         title = translated_text(other, "title")
