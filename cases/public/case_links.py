@@ -19,7 +19,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
-from cases.catalogue.checklist import case_address_parts
+from cases.catalogue.checklist import case_address_parts, lang_attribute
 from cases.models import Case
 from cases.templatetags.library import translated_text
 
@@ -80,7 +80,7 @@ def block_html(*, recurrence_of, recurrences, related, similar):
             other.public_id,
             after,
             f"{other.public_id}: " if with_id else "",
-            format_html(' lang="{}"', title.language) if title.fallback else "",
+            lang_attribute(title.language if title.fallback else ""),
             title,
         )
 
