@@ -3,7 +3,8 @@ wrote what since the last approval."""
 
 import difflib
 
-from django.db.models import Max, Q
+from django.db.models import Max, Q, Subquery
+from django.db.models.functions import Coalesce
 
 from cases.exchange.serialize import case_to_exchange
 from cases.models import Case, CaseVersion
@@ -50,7 +51,17 @@ def authors_since_approval(case):
     """
     root = case.root
     versions = CaseVersion.objects.filter(case=root)
-    approved = versions.filter(event=Event.APPROVED).aggregate(n=Max("number"))["n"] or 0
+    # (the last approval's number asked in the same query: one round trip per approval)
+    approved = Coalesce(
+        Subquery(
+            versions.filter(event=Event.APPROVED)
+            .order_by()
+            .values("case")
+            .annotate(n=Max("number"))
+            .values("n")
+        ),
+        0,
+    )
     written = versions.filter(number__gt=approved).filter(
         Q(event__in=CaseVersion.AUTHORING) | Q(event="")
     )

@@ -59,9 +59,10 @@ def case_start_revision(*, case, user):
             raise WorkflowError(
                 _("Only a published case gets a pending revision; edit this one directly.")
             )
-        existing = Case.objects.filter(draft_of=case).first()
+        # (asked by its key alone: there is seldom one, and a case has sixty columns)
+        existing = Case.objects.filter(draft_of=case).values_list("pk", flat=True).first()
         if existing:
-            return existing
+            return Case.objects.get(pk=existing)
         # The copy starts with its case's text, whose words the library has.
         copy = Case(
             draft_of=case,

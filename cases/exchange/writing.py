@@ -305,8 +305,9 @@ def link_of(pk, data):
     return pk, tuple(data["related"]), data["recurrence_of"]
 
 
-def write_links(links):
-    """Related cases and recurrences of written cases: `links` holds `link_of` tuples.
+def write_links(links, *, new=frozenset()):
+    """Related cases and recurrences of written cases: `links` holds `link_of` tuples;
+    `new`, the keys of cases just created, which have no links to replace.
 
     Written once every case of a run exists, since cases may name each other.
     """
@@ -318,7 +319,7 @@ def write_links(links):
     pks = {}
     for chunk in chunked(ids):
         pks.update(Case.objects.live().filter(public_id__in=chunk).values_list("public_id", "pk"))
-    for chunk in chunked([pk for pk, _, _ in links]):
+    for chunk in chunked([pk for pk, _, _ in links if pk not in new]):
         CaseRelation.objects.filter(from_case__in=chunk).delete()
     insert_rows(
         CaseRelation,
@@ -331,7 +332,8 @@ def write_links(links):
     )
     by_target = defaultdict(list)
     for pk, _related, recurrence in links:
-        by_target[pks.get(recurrence)].append(pk)
+        if recurrence or pk not in new:  # (a new row has none to clear)
+            by_target[pks.get(recurrence)].append(pk)
     for target, case_pks in by_target.items():
         for chunk in chunked(case_pks):
             # Touch only rows that change: rewriting a row also rewrites its index entries.
@@ -376,8 +378,11 @@ def write_case(case, data, *, translation_basis=None, korean_changed=None, also=
         update_translation_state(case, korean_changed=korean_changed)
     if also:
         also(case)
+    created = case._state.adding
     case.save()
     remember_words(word for word in case.search_text.split() if word not in known)
-    replace_children([(case.pk, data)], terms)
-    write_links([link_of(case.pk, data)])
+    # A row just inserted (a revision's working copy) has no children to replace.
+    new = {case.pk} if created else frozenset()
+    replace_children([(case.pk, data)], terms, new=new)
+    write_links([link_of(case.pk, data)], new=new)
     return case
