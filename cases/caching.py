@@ -32,7 +32,6 @@ from django.utils.http import quote_etag
 
 from .models import ContentVersion
 from .rendering_ahead import RENDERED_AHEAD, forget_if_rolled_back, note_read
-from .renewal import remember_shown, renew_when_committed
 
 PAGE_TIMEOUT = 60 * 60
 # The form of a cached entry, in its key: a release that changes it never reads an older
@@ -103,11 +102,8 @@ def public_content_changed(before=None):
 
     using = router.db_for_write(ContentVersion)
     version = ContentVersion.bump(using)
-    rows = record(version, before, using)
+    record(version, before, using)
     transaction.on_commit(rebuild_soon, using=using)  # the bulk data and the change feed
-    # The pages of the cases whose own content or links changed (not their neighbours',
-    # whose pages show them as they were), renewed by this process as it commits.
-    renew_when_committed({row.case_id for row in rows if not row.neighbour}, using)
     return version
 
 
@@ -404,8 +400,6 @@ def cached_response(request, version, view, *args, **kwargs):
                         response.content,
                     ),
                 )
-                if shows.declared:  # (a page that says nothing goes after any change)
-                    remember_shown(full_path, shows.cases)
         finally:
             _page_shows.reset(declaring)
             cache.delete(lock)  # (another's, if this one waited in vain: no harm)

@@ -34,12 +34,9 @@ from django.core.handlers.wsgi import WSGIRequest
 from django.db import transaction
 from django.utils import translation
 
-# Set in the WSGI environ of a page a writer renders (ahead of an import's commit, or after
-# a change's: cases.renewal): a key no HTTP header can become (they arrive as HTTP_...).
-# Its request reads the primary, and is no reader's read. Ahead of a commit it runs under
-# the import's limits (IN_WRITERS_TRANSACTION); after one, under the public pages'.
+# Set in the WSGI environ of a page rendered ahead: a key no HTTP header can become (they
+# arrive as HTTP_...). Its request reads the primary and runs under the import's limits.
 RENDERED_AHEAD = "incidentlib.rendered_ahead"
-IN_WRITERS_TRANSACTION = "incidentlib.in_writers_transaction"
 
 MOST_READ_KEY = "public-most-read"
 MOST_READ_KEPT = 1_000  # pages the register keeps
@@ -284,7 +281,7 @@ class _NotRendered(Exception):
 _handlers = threading.local()
 
 
-def handler():
+def _handler():
     """The site's middleware and views, as a request would meet them. Called without the
     request signals a server sends: at their end Django closes a connection that is in a
     transaction, and this one is the import's."""
@@ -296,9 +293,7 @@ def handler():
     return handler
 
 
-def request_for(path, host, secure, *, after=False):
-    """An anonymous GET of `path` as a writer renders it: in its transaction, or `after`
-    its commit."""
+def request_for(path, host, secure):
     path_only, _, query = path.partition("?")
     environ = {
         "REQUEST_METHOD": "GET",
@@ -318,8 +313,6 @@ def request_for(path, host, secure, *, after=False):
         "wsgi.run_once": False,
         RENDERED_AHEAD: True,
     }
-    if not after:
-        environ[IN_WRITERS_TRANSACTION] = True
     return WSGIRequest(environ)
 
 
@@ -341,7 +334,7 @@ def render_ahead(using):
                 break
             try:
                 with transaction.atomic(using=using):
-                    response = handler().get_response(request_for(path, host, secure))
+                    response = _handler().get_response(request_for(path, host, secure))
                     if response.status_code >= 500:
                         raise _NotRendered
             except _NotRendered:

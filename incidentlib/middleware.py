@@ -7,7 +7,7 @@ from django.db import InterfaceError, OperationalError, connections
 from django.db.backends.signals import connection_created
 from django.dispatch import receiver
 
-from cases.rendering_ahead import IN_WRITERS_TRANSACTION
+from cases.rendering_ahead import RENDERED_AHEAD
 
 from .errors import database_unavailable
 
@@ -76,7 +76,7 @@ class StatementTimeoutMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if IN_WRITERS_TRANSACTION in request.META:  # in an import's, under its limit
+        if RENDERED_AHEAD in request.META:  # in an import's transaction, under its limit
             return self.get_response(request)
         wanted = functools.partial(limited, statement_timeout_for(request))
         with contextlib.ExitStack() as stack:

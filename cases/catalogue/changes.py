@@ -143,11 +143,9 @@ def rows_for(version, before, using):
 
 
 def record(version, before, using):
-    """Write the rows of a change (rows_for), and return them."""
-    rows = PublicChange.objects.using(using).bulk_create(rows_for(version, before, using))
+    PublicChange.objects.using(using).bulk_create(rows_for(version, before, using))
     if version % PRUNE_EVERY == 0:
         PublicChange.objects.using(using).filter(version__lte=version - KEEP_VERSIONS).delete()
-    return rows
 
 
 @dataclass(frozen=True)

@@ -221,11 +221,6 @@ RENDER_AHEAD_PAGES = int(
     os.environ.get("RENDER_AHEAD_PAGES", "500" if os.environ.get("REDIS_URL") else "0")
 )
 RENDER_AHEAD_SECONDS = float(os.environ.get("RENDER_AHEAD_SECONDS", "60"))
-# A change of a few cases renews, after its commit, at most this many cached pages that
-# show them (cases/renewal.py); 0: readers renew them. Where the cache is shared.
-RENEW_PAGES_AFTER_CHANGE = int(
-    os.environ.get("RENEW_PAGES_AFTER_CHANGE", "60" if os.environ.get("REDIS_URL") else "0")
-)
 
 # --- Security headers (every environment; HTTPS-only ones are in production.py) ---------
 

@@ -37,7 +37,6 @@ ADMIN_STATEMENT_TIMEOUT_MS = 0
 IMPORT_NICENESS = 0  # tests that need it set it; a niced thread cannot always be restored
 
 RENDER_AHEAD_PAGES = 0  # (tests/test_rendering_ahead.py turns it on)
-RENEW_PAGES_AFTER_CHANGE = 0  # (tests/public/test_renewal.py turns it on)
 # Tests of the bulk data turn its rebuilds on; others' tasks stay as they were.
 OPEN_DATA_REBUILD = False
 STORAGES["open_data"]["OPTIONS"]["location"] = tempfile.mkdtemp(prefix="il-open-data-")  # noqa: F405
