@@ -19,13 +19,18 @@ def snapshot(case, *, user, event, reason=None, content=None):
     root = case.root
     if content is None:
         content = case_to_exchange(Case.objects.for_exchange().get(pk=case.pk))
-    number = (
-        CaseVersion.objects.filter(public_id=root.public_id).aggregate(n=Max("number"))["n"] or 0
-    ) + 1
+    # The next number, asked in the INSERT itself: one round trip (the case is locked).
+    latest = (
+        CaseVersion.objects.filter(public_id=root.public_id)
+        .order_by()
+        .values("public_id")
+        .annotate(n=Max("number"))
+        .values("n")
+    )
     return CaseVersion.objects.create(
         case=root,
         public_id=root.public_id,
-        number=number,
+        number=Coalesce(Subquery(latest), 0) + 1,
         data=content,
         status=case.status,
         pending_revision=bool(case.draft_of_id),
