@@ -51,12 +51,16 @@ def card_key(pk, language, variant):
     return f"case-card:{PAGE_FORMAT}:{language}:{variant}:{pk}"
 
 
-def good_at(checked, pk, version, using):
-    """Whether a card last known good at version `checked` is good at `version`."""
+def good_at(checked, pk, version, using, language=None):
+    """Whether a card last known good at version `checked` is good at `version`; with
+    `language`, a plain card, which shows its case's texts in that language only."""
     if checked == version:
         return True
     changes = changes_between(using, checked, version)
-    return changes is not None and pk not in changes.own  # (a card shows no links)
+    if changes is None:
+        return False
+    changed = changes.own if language is None else changes.own_in(language)
+    return pk not in changed  # (a card shows no links)
 
 
 def listed_cards(pks, *, render_missing, highlighter=None):
@@ -76,7 +80,7 @@ def listed_cards(pks, *, render_missing, highlighter=None):
         if entry is None:
             continue
         checked, public_id, html = entry
-        if good_at(checked, pk, version, using):
+        if good_at(checked, pk, version, using, language if highlighter is None else None):
             found[pk] = (public_id, html)
             if version - checked >= RECHECK_AFTER:
                 to_keep[key] = (version, public_id, html)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from django.db import connections
 from django.db.models import Q
 
+from cases.catalogue import shown_texts
 from cases.models import Case, CaseRelation, CaseTerm, PublicChange
 
 # Changes of more cases than this are recorded as a change of everything: a process
@@ -39,6 +40,8 @@ class CaseState:
     severity: str
     terms: frozenset
     links: frozenset
+    # What it shows on other pages, by language (shown_texts.shown_by_language).
+    shown: tuple = ()
 
     def listed_as(self):
         return (
@@ -61,6 +64,9 @@ class CaseState:
         }
 
 
+STATE_COLUMNS = ("pk", "status", "org_id", "root_cause_id", "date", "severity", "recurrence_of")
+
+
 def states(pks, using):
     """{pk: CaseState} of the cases with these primary keys that exist."""
     pks = list(pks)
@@ -69,16 +75,19 @@ def states(pks, using):
     wanted = set(pks)
     # The cases and those that recur as one of them, in one query: a correction reads this
     # twice, and each query costs its editor more to compile than the database to answer.
-    rows, recurring = [], []
-    for row in (
+    rows, recurring, shown = [], [], {}
+    for values in (
         Case.objects.using(using)
         .filter(Q(pk__in=pks) | Q(recurrence_of__in=pks))
-        .values_list("pk", "status", "org_id", "root_cause_id", "date", "severity", "recurrence_of")
+        .values(*dict.fromkeys([*STATE_COLUMNS, *shown_texts.COLUMNS]))
     ):
-        if row[0] in wanted:
-            rows.append(row)
-        if row[-1] in wanted:
-            recurring.append((row[-1], row[0]))
+        pk, recurrence_of = values["pk"], values["recurrence_of"]
+        if pk in wanted:
+            rows.append(tuple(values[column] for column in STATE_COLUMNS))
+            shown[pk] = tuple(values[column] for column in shown_texts.COLUMNS)
+        if recurrence_of in wanted:
+            recurring.append((recurrence_of, pk))
+    steps = shown_texts.steps_of(pks, using)
     terms, links = {}, {}
     for case_id, term_id in (
         CaseTerm.objects.using(using).filter(case__in=pks).values_list("case_id", "term_id")
@@ -105,6 +114,7 @@ def states(pks, using):
             severity=severity,
             terms=frozenset(terms.get(pk, ())),
             links=frozenset(linked),
+            shown=shown_texts.shown_by_language(shown[pk], steps.get(pk, ())),
         )
     return found
 
@@ -135,7 +145,12 @@ def rows_for(version, before, using):
         moved |= (links[0] ^ links[1]) if stayed else (links[0] | links[1])
         facets = [state.facets() if state else None for state in (old, new)]
         rows[pk] = PublicChange(
-            version=version, case_id=pk, listing=listed, facets=facets if listed else []
+            version=version,
+            case_id=pk,
+            listing=listed,
+            facets=facets if listed else [],
+            # (a case that came or went changed every language's pages that list it)
+            languages=shown_texts.languages_touched(old.shown, new.shown) if stayed else None,
         )
     for pk in linked - set(rows):
         rows[pk] = PublicChange(version=version, case_id=pk, neighbour=pk not in moved)
@@ -160,11 +175,22 @@ class Changes:
     # The cases among `cases` changed only as neighbours (PublicChange.neighbour): their
     # own content is as it was.
     neighbours: frozenset = frozenset()
+    # ((language, cases), ...): the cases among `own` whose change touched what they show
+    # on other pages in that language (PublicChange.languages); a language not here: all.
+    touched_in: tuple = ()
 
     @property
     def own(self):
         """The cases whose own content changed."""
         return self.cases - self.neighbours
+
+    def own_in(self, language):
+        """The cases whose own change touched what they show on other pages (a card, a
+        link) in `language`: a page in another language shows none of it."""
+        for code, cases in self.touched_in:
+            if code == language:
+                return cases
+        return self.own
 
     def touch(
         self,
@@ -389,35 +415,45 @@ class ChangeLog:
         if missing:
             self._read(using, missing[0], missing[-1])
         cases, own, listed, listed_as = set(), set(), set(), []
+        touched = {code: set() for code in shown_texts.LANGUAGE_CODES}
         for version in wanted:
             rows = self._versions.get((using, version))
             if rows is None:
                 return None
-            for case_id, listing, facets, neighbour in rows:
+            for case_id, listing, facets, neighbour, languages in rows:
                 cases.add(case_id)
                 if not neighbour:
                     own.add(case_id)
+                    # (its terms, which a card shows, are no text: a change of what lists
+                    # count it by touches every language)
+                    every = languages is None or listing
+                    for code in touched if every else languages.split():
+                        touched[code].add(case_id)
                 if listing:
                     listed.add(case_id)
                     listed_as += facets
         return Changes(
-            frozenset(cases), frozenset(listed), tuple(listed_as), frozenset(cases - own)
+            frozenset(cases),
+            frozenset(listed),
+            tuple(listed_as),
+            frozenset(cases - own),
+            tuple((code, frozenset(found)) for code, found in touched.items()),
         )
 
     def _read(self, using, first, last):
         found = {}
         with connections[using].cursor() as cursor:
             cursor.execute(
-                "SELECT version, case_id, listing, facets, neighbour "
+                "SELECT version, case_id, listing, facets, neighbour, languages "
                 f"FROM {PublicChange._meta.db_table} WHERE version BETWEEN %s AND %s",
                 [first, last],
             )
-            for version, case_id, listing, facets, neighbour in cursor.fetchall():
+            for version, case_id, listing, facets, neighbour, languages in cursor.fetchall():
                 facets = json.loads(facets) if isinstance(facets, str) else facets
                 if len(facets) == 2 and facets[0] is None and facets[1] is not None:
                     facets = [None, {**facets[1], "arrived": True}]  # (SimilarShown)
                 found.setdefault(version, []).append(
-                    (case_id, listing, tuple(filter(None, facets)), bool(neighbour))
+                    (case_id, listing, tuple(filter(None, facets)), bool(neighbour), languages)
                 )
         with self._lock:
             for version in range(first, last + 1):

@@ -17,7 +17,6 @@ filter and a blocktranslate an item, and takes 2 to 3 ms so.
 import functools
 from dataclasses import dataclass, field
 
-from django.conf import settings
 from django.db import connections, router
 from django.db.models import F, FilteredRelation, Q, Window
 from django.db.models.functions import RowNumber
@@ -29,6 +28,7 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from cases import markdown as case_markdown
+from cases.catalogue.shown_texts import LANGUAGE_CODES, fallback_order
 from cases.catalogue.vocabularies import facet_of
 from cases.models import Case, CaseStep, Vocabulary
 from cases.templatetags.library import Translated, translated_text
@@ -285,9 +285,7 @@ def text_languages():
     """(the page's language, the languages a text is looked for in, in turn): as
     translated_text looks, the page's, the default one, any other."""
     page = get_language()
-    written = [code for code, _name in settings.LANGUAGES]
-    order = (page, settings.MODELTRANSLATION_DEFAULT_LANGUAGE, *written)
-    return page, [code for code in dict.fromkeys(order) if code in written]
+    return page, [code for code in fallback_order(page) if code in LANGUAGE_CODES]
 
 
 def first_text(texts, languages):

@@ -101,6 +101,11 @@ class CardsBlock(TextsOfShownCases):
         checked = self.check.keys if self.check else frozenset()
         return {*self.cases} | self.elsewhere | checked
 
+    def changed_by(self, changes):
+        """Whether a change set aside changed what the cards show in the page's language
+        (a correction of the English leaves a Korean list as it was)."""
+        return bool(changes.own_in(self.language) & self.shown)
+
     def mend(self, content, version, changes):
         """(content, CardsBlock) with the cards as the card cache has them at `version`
         (the public version this request reads), and the section made again if a case it
@@ -116,7 +121,7 @@ class CardsBlock(TextsOfShownCases):
                 highlighter=highlighter,
             )
             section = None
-            if check is not None and changes.own & check.keys:
+            if check is not None and changes.own_in(self.language) & check.keys:
                 section = check_section(check.plan)
         if tuple(card.pk for card in cards) != self.cases:
             return None
@@ -149,6 +154,12 @@ class SearchCardsBlock(CardsBlock):
 
     def highlighter(self):
         return highlighter_for(self.plan)
+
+    def changed_by(self, changes):
+        """Whether a change set aside changed a case on the page, in any language: a
+        search finds and orders by the texts of every language, and a card's snippet may
+        be in another language than the page's."""
+        return bool(changes.own & self.shown)
 
     def mend(self, content, version, changes):
         if not self.keeps_its_order(changes.own.intersection(self.cases)):

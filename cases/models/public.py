@@ -80,6 +80,13 @@ class PublicChange(models.Model):
     # to it stayed: its own content is as it was; only what its page shows of that case is
     # not (cases.public.case_links mends such a page rather than render it again).
     neighbour = models.BooleanField(default=False)
+    # Of a case public before and after its own change: the languages ("en ko", "en", "")
+    # in which what it shows on other pages (its card, its link) changed
+    # (cases.catalogue.shown_texts). Null: every language, as for any other row.
+    languages = models.CharField(  # noqa: DJ001 (null, every language, is not "", none)
+        max_length=32, null=True, blank=True, default=None
+    )
+
     class Meta:
         indexes = [models.Index(fields=["version", "case_id"], name="public_change_version")]
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from cases.catalogue.checklist import case_address_parts, lang_attribute
@@ -35,7 +36,8 @@ BEGIN, END = "<!--linked-cases-->", "<!--/linked-cases-->"
 class LinkedBlock:
     """A case page's block of links, as a cached page keeps it: the cases it links in
     each of its parts, in their order, where it lies in the page (bytes), and the version
-    it was last mended at (a mended page is a new page: its ETag says so)."""
+    it was last mended at (a mended page is a new page: its ETag says so), and the language
+    its links are in ("": not known, every language's change counts)."""
 
     own: frozenset  # the case the page is of, and the case it is a revision of
     recurrence_of: int | None
@@ -45,6 +47,7 @@ class LinkedBlock:
     start: int
     end: int
     mended: int | None = None
+    language: str = ""
 
     @property
     def linked(self):
@@ -60,7 +63,9 @@ class LinkedBlock:
         return self.linked | self.own if mendable(self, changes) else None
 
     def changed_by(self, changes):
-        return True  # (set aside only when a case it links changed: mendable)
+        """Whether a case it links changed what its link shows in the page's language (a
+        case changed as another's neighbour did not: its own title is as it was)."""
+        return bool(changes.own_in(self.language) & self.linked)
 
     def mend(self, content, version, changes):
         return mended(content, self, version)
@@ -139,6 +144,7 @@ def with_block(content, *, own, recurrence_of, recurrences, related, similar):
         raise ValueError("a case page has one block of linked cases")
     return before + block + after, LinkedBlock(
         own=frozenset(own),
+        language=get_language(),
         recurrence_of=recurrence_of.pk if recurrence_of else None,
         recurrences=tuple(case.pk for case in recurrences),
         related=tuple(case.pk for case in related),

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from cases import markdown as case_markdown
 from cases.catalogue.filters import FACETS, NARROWING
+from cases.catalogue.shown_texts import fallback_order
 from cases.catalogue.vocabularies import facet_of
 from cases.models import Organisation, Term
 
@@ -140,9 +141,7 @@ class Translated:
 def translated_text(obj, field):
     """The text in the page's language, else in the default language, else in any."""
     language = get_language()
-    default = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
-    others = [code for code, _name in settings.LANGUAGES if code not in (language, default)]
-    for candidate in (language, default, *others):
+    for candidate in fallback_order(language):
         text = getattr(obj, f"{field}_{candidate}", None) or ""
         if text:
             return Translated(text, candidate, candidate != language)
