@@ -203,7 +203,7 @@ class Changes:
         search=None,
         using="default",
         listed_since_rendered=None,
-        search_keys=None,
+        search_found=None,
         mended=frozenset(),
     ):
         """Whether a page may have changed that shows `cases`; that lists the public cases
@@ -212,9 +212,9 @@ class Changes:
         lists a case's `similar` cases (a SimilarShown); or that lists the first matches of
         `search` (a ShownSearch). `listed_since_rendered`: the listed states of the changes
         since the page was rendered (Changes.listed_as), for its similar cases;
-        `search_keys`: ShownSearch.order_keys of its search, if asked already; `mended`:
-        the cases whose changes the page's mendable part answers for (a search page's
-        SearchCardsBlock weighs where they are on it)."""
+        `search_found`: the order keys of its search's ShownSearch.asks, if asked already;
+        `mended`: the cases whose changes the page's mendable part answers for (a search
+        page's SearchCardsBlock weighs where they are on it)."""
         if self.cases.intersection(cases):
             return True
         # A search lists and counts only what it finds: ShownSearch weighs its listed cases.
@@ -230,10 +230,19 @@ class Changes:
         return (
             search is not None
             and bool(self.cases)
-            and search.touched_by(
-                self.cases, using, listed=self.listed, keys=search_keys, mended=mended
-            )
+            and search.touched_by(self, using, found=search_found, mended=mended)
         )
+
+    def have_words_like(self, words, using):
+        """Whether a case whose own content changed has a word like one of `words`
+        (cases.search.typos.alike_in), asked once a span for each set of words."""
+        from cases.search.typos import alike_in  # it imports the search rules
+
+        asked = self.__dict__.setdefault("_words_like", {})  # (frozen: set aside)
+        key = (using, tuple(words))
+        if key not in asked:
+            asked[key] = bool(self.own) and alike_in(words, self.own, using)
+        return asked[key]
 
     def _lists(self, filters, counted):
         """Whether a listed case before or after its change is on a list filtered by
@@ -344,29 +353,43 @@ class ShownSearch:
     unfound: object = None
     unknown: tuple = ()
 
-    def asked(self, changed):
-        """The cases whose order keys (cases.search.query.order_keys) its check asks."""
-        return [*changed, *filter(None, [self.last])]
+    def asks(self, changed):
+        """The (plan, cases) pairs whose order keys (cases.search.query.order_keys) its
+        check asks: its plan's of the changed cases and of its last; and, of a search that
+        found nothing as written, that plan's of the changed cases."""
+        asks = [(self.plan, [*changed, *filter(None, [self.last])])]
+        if self.unfound is not None:
+            asks.append((self.unfound, list(changed)))
+        return asks
 
-    def touched_by(self, changed, using, listed=frozenset(), keys=None, mended=frozenset()):
+    def touched_by(self, changes, using, found=None, mended=frozenset()):
         """Whether changed cases not shown on the page change it: if one came into or
-        left the matches, or one it found or finds changed what lists count it by (`listed`:
-        the counts change), or if one the page's filters keep now ranks above its last
-        case; or if the search as written now finds one, or a word it lacked is now
-        corrected. `keys`: the plan's order keys of the cases `asked`, if known; `mended`:
-        changed cases on the page whose place on it is weighed where it is mended."""
+        left the matches, or one it found or finds changed what lists count it by (the
+        counts change), or if one the page's filters keep now ranks above its last case;
+        or if the search as written now finds one, or one has a word like a word the search
+        lacked (Changes.have_words_like). `found`: the order keys of its `asks`, in their
+        order, if asked already; `mended`: changed cases on the page whose place on it is
+        weighed where it is mended."""
         from cases.search.query import order_keys  # it imports the search rules
-        from cases.search.typos import corrections
 
-        if self.unfound is not None and order_keys(self.unfound, changed, self.ordering, using):
+        changed = changes.cases
+        asks = self.asks(changed)
+        found = list(found) if found is not None else [None] * len(asks)
+
+        def keys_of(number):
+            if found[number] is None:
+                plan, pks = asks[number]
+                found[number] = order_keys(plan, pks, self.ordering, using)
+            return found[number]
+
+        if self.unfound is not None and keys_of(1):
             return True
-        if self.unknown and corrections(list(self.unknown), using):
+        if self.unknown and changes.have_words_like(self.unknown, using):
             return True
-        if keys is None:
-            keys = order_keys(self.plan, self.asked(changed), self.ordering, using)
+        keys = keys_of(0)
         for pk in changed - mended:
-            found_before, found = bool(self.matched >> pk & 1), pk in keys
-            if found_before != found or (found and pk in listed):
+            found_before, found_now = bool(self.matched >> pk & 1), pk in keys
+            if found_before != found_now or (found_now and pk in changes.listed):
                 return True
             if self.listed >> pk & 1 and (
                 self.last not in keys or ranks_before(keys[pk], keys[self.last], self.ordering)

@@ -68,23 +68,20 @@ def mark_good(keys, version):
     for key, about in cache.get_many(keys).items():
         _rendered, checked, shows, *_rest = about
         search = (shows or {}).get("search")
-        if search is None or checked >= version or search.unfound is not None or search.unknown:
-            continue  # (a search as written, or with words it lacked: its reader checks)
+        if search is None or checked >= version:
+            continue
         changes = changes_between(using, checked, version)
         if changes is None or not changes.cases or changes.cases & shows["cases"]:
-            continue
-        pending.append((key, about, changes))
+            continue  # (everything changed, or a page to mend: its reader sees to it)
+        pending.append((key, about, changes, search.asks(changes.cases)))
     good = {}
-    for ordering in {about[2]["search"].ordering for _key, about, _changes in pending}:
+    for ordering in {about[2]["search"].ordering for _key, about, _changes, _asks in pending}:
         asked = [each for each in pending if each[1][2]["search"].ordering == ordering]
-        asks = [
-            (about[2]["search"].plan, about[2]["search"].asked(changes.cases))
-            for _key, about, changes in asked
-        ]
-        found = order_keys_together(asks, ordering, using)
-        for (key, about, changes), keys_found in zip(asked, found, strict=True):
+        found = iter(order_keys_together([a for *_, asks in asked for a in asks], ordering, using))
+        for key, about, changes, asks in asked:
             shows = touch_arguments(about[2])
-            if not changes.touch(**shows, using=using, search_keys=keys_found):
+            keys_found = [next(found) for _ask in asks]
+            if not changes.touch(**shows, using=using, search_found=keys_found):
                 good[key] = (about[0], version, *about[2:])
     if good:
         cache.set_many(good, PAGE_TIMEOUT)

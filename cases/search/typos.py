@@ -119,6 +119,34 @@ def candidates(words, using):
     return found
 
 
+def alike_in(words, cases, using):
+    """Whether a public case of `cases` has a word that begins with one of `words` or is
+    like it enough to correct it. A change can bring a correction of a word the library
+    lacked (or the word itself) only in the cases it changed: a cached search with such a
+    word is weighed against their words, not the library's."""
+    entries = SearchEntry.objects.using(using).public_for_search().filter(case_id__in=cases)
+    # (a hair below the least: PostgreSQL weighs similarity in single precision)
+    least = LEAST_SIMILARITY - 0.01
+    if connections[using].vendor == "postgresql":
+        sql, params = entries.values("search_text").query.sql_with_params()
+        with connections[using].cursor() as cursor:
+            cursor.execute(
+                f"SELECT 1 FROM ({sql}) e"  # noqa: S608 (the ORM's own SQL, and placeholders)
+                " CROSS JOIN LATERAL unnest(string_to_array(e.search_text, ' ')) AS t(word)"
+                " CROSS JOIN unnest(%s::text[]) AS q(w)"
+                " WHERE starts_with(t.word, q.w) OR similarity(t.word, q.w) >= %s LIMIT 1",
+                [*params, list(words), least],
+            )
+            return cursor.fetchone() is not None
+    texts = entries.values_list("search_text", flat=True)
+    found = {other for text in texts for other in text.split()}
+    return any(
+        other.startswith(word) or similarity(word, other) >= least
+        for word in words
+        for other in found
+    )
+
+
 def corrections(words, using):
     """{misspelled word: the word it probably meant} for the words of `words` that begin no
     word of the library, where a word a public case has is like enough."""

@@ -65,3 +65,40 @@ def test_reindex_search_rebuilds_the_words_of_the_library():
     call_command("reindex_search", stdout=StringIO())
     words = set(SearchWord.objects.values_list("word", flat=True))
     assert "platypus" in words and "leftoverword" not in words
+
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz가나다라"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    unknown=st.text(alphabet=LETTERS, min_size=4, max_size=9),
+    edit=st.lists(st.sampled_from(["keep", "swap", "drop", "add"]), min_size=1, max_size=3),
+    extra=st.text(alphabet=LETTERS, min_size=0, max_size=3),
+)
+def test_a_correction_a_change_brings_is_among_the_changed_cases_words(unknown, edit, extra):
+    """Whatever word a change writes into a case, if it corrects a word the library lacked
+    (or is that word), alike_in finds it among the changed case's words alone: a cached
+    search with that word is renewed (cases.catalogue.changes.ShownSearch)."""
+    from hypothesis import assume
+
+    from cases.search.text import refresh_search_text
+    from cases.search.typos import alike_in
+    from cases.search.typos import unknown as unknown_of
+
+    case = Case.objects.first() or CaseFactory(title_en="Plain", summary_en="Nothing.")
+    assume(unknown_of([unknown], "default") and not corrections([unknown], "default"))
+    word = list(unknown)
+    for step in edit:  # a word near the unknown one, or not
+        if step == "swap" and len(word) > 1:
+            word[0], word[-1] = word[-1], word[0]
+        elif step == "drop" and len(word) > 1:
+            word.pop(len(word) // 2)
+        elif step == "add":
+            word.insert(1, "x")
+    written = "".join(word) + extra
+    Case.objects.filter(pk=case.pk).update(summary_en=f"Something {written} happened.")
+    refresh_search_text(Case.objects.filter(pk=case.pk))
+    brought = corrections([unknown], "default") or not unknown_of([unknown], "default")
+    if brought:
+        assert alike_in([unknown], [case.pk], "default")
