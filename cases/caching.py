@@ -205,7 +205,7 @@ def still_good(entry, version, *, but=frozenset()):
         return False
     shows = touch_arguments(shows)
     shows["cases"] = shows["cases"] - but
-    from cases.catalogue.changes import changes_between  # it imports the models
+    from cases.catalogue.change_log import changes_between  # it imports the models
 
     using = router.db_for_read(ContentVersion)
     changes = changes_between(using, checked, version)
@@ -323,7 +323,7 @@ def mended_entry(key, entry, token, version):
     a change touched: "mended", that part rendered again and kept; or "hit", the entry as
     it was, if the part shows nothing the change changed (the links of its cases). (None,
     None, None) if the page is to be rendered whole."""
-    from cases.catalogue.changes import changes_between
+    from cases.catalogue.change_log import changes_between
 
     rendered, checked, shows, status, content_type, content = entry
     part = (shows or {}).get("mendable")

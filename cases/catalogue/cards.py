@@ -20,7 +20,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
 from cases.caching import PAGE_FORMAT, public_version
-from cases.catalogue.changes import changes_between
+from cases.catalogue.change_log import changes_between
 from cases.models import ContentVersion
 
 CARD_TIMEOUT = 60 * 60

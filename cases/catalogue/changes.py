@@ -10,11 +10,8 @@ public). Anything that is not a case's own change (a relabelled term, a renamed
 organisation, a large import) is written as a change of everything.
 """
 
-import json
-import threading
 from dataclasses import dataclass
 
-from django.db import connections
 from django.db.models import Q
 
 from cases.catalogue import shown_texts
@@ -315,6 +312,10 @@ class SimilarShown:
 _window_edges = {}  # (alias, version, term) -> key or None: asked once a version a process
 
 
+def forget_window_edges():
+    _window_edges.clear()
+
+
 def window_edge(term_id, using):
     """The key of the last case in a term's window now (its SIMILAR_CANDIDATES newest by
     key), or None if it has fewer cases: a case older than that has left the window, or
@@ -404,112 +405,3 @@ def ranks_before(a, b, ordering):
         if x != y:
             return x > y if name.startswith("-") else x < y
     return False
-
-
-class ChangeLog:
-    """Each process's memory of the rows of recent versions, read once each."""
-
-    def __init__(self, keep=4096):
-        self.keep = keep
-        self._versions = {}  # (alias, version) -> tuple of rows, or None for "everything"
-        # (alias, old, new) -> Changes: the cards of a list, rendered together, and the
-        # pages checked at one version all ask for the same span, and a span of many
-        # versions costs as many to join.
-        self._spans = {}
-        self._lock = threading.Lock()
-
-    def between(self, using, old, new):
-        """Changes after version `old` up to `new`, or None if one of them changed
-        everything or is no longer known."""
-        if old is None or new < old or new - old > KEEP_VERSIONS:
-            return None
-        span = (using, old, new)
-        if span in self._spans:
-            return self._spans[span]
-        changes = self._joined(using, old, new)
-        if len(self._spans) >= self.keep:
-            self._spans.clear()
-        self._spans[span] = changes
-        return changes
-
-    def _joined(self, using, old, new):
-        wanted = range(old + 1, new + 1)
-        missing = [v for v in wanted if (using, v) not in self._versions]
-        if missing:
-            self._read(using, missing[0], missing[-1])
-        cases, own, listed, listed_as = set(), set(), set(), []
-        touched = {code: set() for code in shown_texts.LANGUAGE_CODES}
-        for version in wanted:
-            rows = self._versions.get((using, version))
-            if rows is None:
-                return None
-            for case_id, listing, facets, neighbour, languages in rows:
-                cases.add(case_id)
-                if not neighbour:
-                    own.add(case_id)
-                    # (its terms, which a card shows, are no text: a change of what lists
-                    # count it by touches every language)
-                    every = languages is None or listing
-                    for code in touched if every else languages.split():
-                        touched[code].add(case_id)
-                if listing:
-                    listed.add(case_id)
-                    listed_as += facets
-        return Changes(
-            frozenset(cases),
-            frozenset(listed),
-            tuple(listed_as),
-            frozenset(cases - own),
-            tuple((code, frozenset(found)) for code, found in touched.items()),
-        )
-
-    def _read(self, using, first, last):
-        found = {}
-        with connections[using].cursor() as cursor:
-            cursor.execute(
-                "SELECT version, case_id, listing, facets, neighbour, languages "
-                f"FROM {PublicChange._meta.db_table} WHERE version BETWEEN %s AND %s",
-                [first, last],
-            )
-            for version, case_id, listing, facets, neighbour, languages in cursor.fetchall():
-                facets = json.loads(facets) if isinstance(facets, str) else facets
-                if len(facets) == 2 and facets[0] is None and facets[1] is not None:
-                    facets = [None, {**facets[1], "arrived": True}]  # (SimilarShown)
-                found.setdefault(version, []).append(
-                    (case_id, listing, tuple(filter(None, facets)), bool(neighbour), languages)
-                )
-        with self._lock:
-            for version in range(first, last + 1):
-                rows = found.get(version)
-                # A version without rows is pruned or from before the log; with a row
-                # without a case it changed everything.
-                if rows is None or any(row[0] is None for row in rows):
-                    self._versions[(using, version)] = None
-                else:
-                    self._versions[(using, version)] = tuple(rows)
-            if len(self._versions) > self.keep:
-                for key in sorted(self._versions)[: len(self._versions) - self.keep]:
-                    del self._versions[key]
-
-    def clear(self):
-        with self._lock:
-            self._versions.clear()
-            self._spans.clear()
-
-
-log = ChangeLog()
-
-
-def forget():
-    """Drop this process's memory of versions (tests: a rolled-back database may reuse a
-    version number, and its terms' ids)."""
-    log.clear()
-    _window_edges.clear()
-
-
-def changes_between(using, old, new):
-    """What the public content's versions after `old` up to `new` changed (Changes), or
-    None where that is not known: then anything may have changed."""
-    if old == new:
-        return Changes(frozenset(), frozenset(), ())
-    return log.between(using, old, new)

@@ -27,8 +27,9 @@ from django.db.models.functions import ExtractYear
 from django.utils.translation import override
 
 from cases.caching import public_version
-from cases.catalogue.changes import MOST_CASES, changes_between
-from cases.catalogue.changes import forget as forget_changes
+from cases.catalogue.change_log import changes_between
+from cases.catalogue.change_log import forget as forget_changes
+from cases.catalogue.changes import MOST_CASES
 from cases.catalogue.sharing import shared_or_built
 from cases.models import Case, CaseTerm, Organisation, Term, Vocabulary
 

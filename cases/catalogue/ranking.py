@@ -179,7 +179,8 @@ def ranked_matches(index, rows, ordering, key, follow=None):
     index's version; or, given `follow` (pks -> {pk: ordering values} of those of them the
     search finds), its last ranking here followed over the changes since; or found by one
     query."""
-    from cases.catalogue.changes import MOST_CASES, changes_between  # it imports the models
+    from cases.catalogue.change_log import changes_between  # it imports the models
+    from cases.catalogue.changes import MOST_CASES
 
     ordering = tuple(ordering)
     full_key = (index.using, index.version, key, ordering)

@@ -59,7 +59,7 @@ def check_ahead(version):
 
 def mark_good(keys, version):
     from cases.caching import PAGE_TIMEOUT, touch_arguments
-    from cases.catalogue.changes import changes_between
+    from cases.catalogue.change_log import changes_between
     from cases.models import ContentVersion
     from cases.search.query import order_keys_together
 

@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cases.caching import public_content_changed, public_version
-from cases.catalogue.changes import changes_between, states_before
+from cases.catalogue.change_log import changes_between
+from cases.catalogue.changes import states_before
 from cases.catalogue.facet_index import build, current_facet_index, forget
 from cases.editorial import drafts
 from cases.editorial import transitions as workflow
