@@ -142,6 +142,9 @@ def report(rows, *, cases, workers, options, mix, distinct, version, vacuumed):
         f"reviewer approves it. {options.editors} editors work at once, each at its share "
         "of the rate on its share of the cases, in sessions of their own below the readers' "
         "priority, as the editors' app server runs (incidentlib.wsgi_editors). "
+        "The background worker (`manage.py db_worker`, as `make run` starts it) runs beside "
+        "the server: it sends the editors' emails and rebuilds the open data a while after "
+        "changes (`OPEN_DATA_REBUILD_DELAY`, cases.open_data). "
         "The import: `manage.py import_cases` of generated cases in a "
         "session of its own, as `setsid` or systemd would start it, started with the row; "
         f"the row lasts until {AFTER} s after it ends (its commit renews every page), and at "
@@ -266,6 +269,9 @@ def main():
             manage("collectstatic", "--noinput", env=env)
             # Pages a cache shared with an earlier run still holds are of another database.
             manage("shell", "-c", "from django.core.cache import cache; cache.clear()", env=env)
+            # The open data as a running site has it: built once, and rebuilt by the worker
+            # after changes (OPEN_DATA_REBUILD_DELAY), which runs beside the server.
+            manage("shell", "-c", "from cases.open_data import build; build()", env=env)
 
             paths, mix, cases = addresses(url, options.addresses)
             walks = {"broad": paths, "hot set": hot_set(paths)}
@@ -300,6 +306,9 @@ def main():
                     start_new_session=True,
                 )
             wait_until_serving(base_url, server)
+            worker_log = (Path(folder) / "worker.log").open("w")
+            manage_py = [sys.executable, str(ROOT / "manage.py")]
+            background.append(start([*manage_py, "db_worker"], env, worker_log))
 
             every = []
 
@@ -388,7 +397,7 @@ def main():
                 vacuumed = vacuum_where_autovacuum_is_off(url)  # (as each round begins)
                 warm(base_url, walks[walk])
                 importing = start(
-                    [sys.executable, str(ROOT / "manage.py"), "import_cases", str(file)],
+                    [*manage_py, "import_cases", str(file)],
                     env,
                     writer_log,
                 )

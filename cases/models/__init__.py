@@ -16,7 +16,7 @@ from .editorial import (
     OrganisationRedirect,
     TermRedirect,
 )
-from .open_data import BulkBuild, PublishedRecord
+from .open_data import BulkBuild, BulkMember, PublishedRecord
 from .preferences import EditorPreference
 from .public import ContentVersion, PublicChange
 from .reports import ProblemReport
@@ -32,6 +32,7 @@ __all__ = [
     "LIST_VOCABULARIES",
     "SLUG_RE",
     "BulkBuild",
+    "BulkMember",
     "Case",
     "CaseComment",
     "CaseMerge",

@@ -50,3 +50,18 @@ class BulkBuild(models.Model):
 
     def __str__(self):
         return f"{self.name} at {self.built_at:%Y-%m-%d %H:%M}"
+
+
+class BulkMember(models.Model):
+    """The lines of a run of consecutive public ids, compressed as one gzip member of the
+    bulk file, kept for the next build. The file is its members one after another (gzip
+    allows a file of many members, and readers decompress them as one stream), so a build
+    compresses again only the runs whose lines changed (cases.open_data.write_bulk)."""
+
+    # A digest of its ids and their lines' fingerprints: the same lines, the same member.
+    digest = models.CharField(max_length=64, unique=True)
+    cases = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    def __str__(self):
+        return f"{self.cases} cases ({len(self.data):,} bytes)"
