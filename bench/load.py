@@ -19,11 +19,13 @@ import subprocess
 import sys
 import tempfile
 import urllib.request
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
 # bench/run.py, beside this file: the same scratch-database and machine description.
+import cpu
 import run
 from processes import (
     AFTER,
@@ -98,7 +100,7 @@ def server_workers(threads):
     return "sync workers" if threads == 1 else f"gthread workers of {threads} threads"
 
 
-def report(rows, *, cases, workers, options, mix, distinct, version, vacuumed):
+def report(rows, spending, *, cases, workers, options, mix, distinct, version, vacuumed):
     total = sum(mix.values())
     shares = ", ".join(f"{kind} {100 * mix[kind] / total:.0f} %" for kind in MIX)
     lines = [
@@ -150,10 +152,42 @@ def report(rows, *, cases, workers, options, mix, distinct, version, vacuumed):
         f"the row lasts until {AFTER} s after it ends (its commit renews every page), and at "
         "least as long as the others; it grows the library for the rows after it. Errors are "
         "answers other than 2xx/3xx and socket errors; any fails the run.",
+        *cpu_tables(spending),
         "<!-- /load -->",
         "",
     ]
     return "\n".join(lines)
+
+
+CPU_KINDS = ("reads only", "corrections")
+
+
+def cpu_tables(spending):
+    """Where the machine's CPU went in the measured slices of reads only and corrections,
+    each mix over all its rounds (bench/cpu.py)."""
+    lines = []
+    for walk, kinds in spending.items():
+        if not all(kinds.values()):
+            continue
+        totals = {
+            kind: (
+                sum((Counter(each["cpu"]) for each in measured), Counter()),
+                sum(each["seconds"] for each in measured),
+                sum(each["requests"] for each in measured),
+            )
+            for kind, measured in kinds.items()
+        }
+        lines += [
+            "",
+            f"Where the CPU went, {walk}, over the measured slices of all rounds: each part's "
+            "CPU seconds a second of reads only and of corrections (one a second: the "
+            "difference is also its CPU ms a change), and its CPU a request served "
+            "(bench/cpu.py). The machine has "
+            f"{os.cpu_count()} cores.",
+            "",
+            cpu.table(totals),
+        ]
+    return lines
 
 
 def settle_note(options):
@@ -314,6 +348,7 @@ def main():
 
             def measure(walk):
                 def run_for(seconds, until=None):
+                    before = cpu.snapshot()
                     result = run_wrk(
                         base_url,
                         files[walk],
@@ -322,7 +357,7 @@ def main():
                         duration=seconds,
                         until=until,
                     )
-                    every.append(figures(result))
+                    every.append({**figures(result), "cpu": cpu.spent(before, cpu.snapshot())})
                     return every[-1]
 
                 return run_for
@@ -348,6 +383,7 @@ def main():
                 return started
 
             rows, reads = [], {}
+            spending = {walk: {kind: [] for kind in CPU_KINDS} for walk in walks}
             vacuumed = False
             writers = Path(folder) / "writers.log"
             writer_log = writers.open("w")
@@ -366,16 +402,16 @@ def main():
                     seed = 10 * walk_index + 20 * round_number
                     if "corrections" in modes:
                         correcting = editors("corrections", seed + 1, walk)
-                        alone, result = map(
-                            pooled,
-                            interleaved_round(
-                                measure(walk),
-                                correcting,
-                                pairs=max(1, round(options.duration / options.slice)),
-                                slice_seconds=options.slice,
-                                settle_seconds=settle_for(walk, options),
-                            ),
+                        slices = interleaved_round(
+                            measure(walk),
+                            correcting,
+                            pairs=max(1, round(options.duration / options.slice)),
+                            slice_seconds=options.slice,
+                            settle_seconds=settle_for(walk, options),
                         )
+                        for kind, measured in zip(CPU_KINDS, slices, strict=True):
+                            spending[walk][kind].extend(measured)
+                        alone, result = map(pooled, slices)
                         writes["corrections"].append(together(correcting.end("the editors")))
                         rounds["corrections"].append((result, alone))
                     else:
@@ -413,6 +449,7 @@ def main():
             errors = sum(figure["errors"] for figure in every)
             section = report(
                 rows,
+                spending,
                 cases=cases,
                 workers=options.workers,
                 options=options,
