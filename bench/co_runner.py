@@ -22,7 +22,7 @@ import urllib.request
 from pathlib import Path
 
 import cpu
-from processes import free_port, run_wrk, stop, wait_until_serving
+from processes import free_port, run_wrk, serve, stop, wait_until_serving
 from rounds import figures
 from walks import addresses, hot_set
 
@@ -83,16 +83,7 @@ def main():
         subprocess.run([*manage, "collectstatic", "--noinput", "-v0"], env=env, check=True)
         port = free_port(8777)
         base_url = f"http://127.0.0.1:{port}"
-        server = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "gunicorn", "incidentlib.wsgi"),
-                *(f"--bind=127.0.0.1:{port}", f"--workers={options.workers}"),
-            ],
-            cwd=ROOT,
-            env=env,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        server = serve(port, env, subprocess.DEVNULL, workers=options.workers)
         pairs = []
         try:
             wait_until_serving(base_url, server)

@@ -15,7 +15,6 @@ import argparse
 import os
 import re
 import signal
-import subprocess
 import sys
 import tempfile
 import urllib.request
@@ -35,6 +34,7 @@ from processes import (
     finish,
     free_port,
     run_wrk,
+    serve,
     start,
     stop,
     wait_until_serving,
@@ -322,22 +322,8 @@ def main():
             port = free_port()
             base_url = f"http://127.0.0.1:{port}"
             with server_log.open("w") as log:
-                server = subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "gunicorn",
-                        "incidentlib.wsgi",
-                        f"--bind=127.0.0.1:{port}",
-                        f"--workers={options.workers}",
-                        f"--threads={options.worker_threads}",
-                        "--timeout=60",
-                    ],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=subprocess.DEVNULL,
-                    stderr=log,
-                    start_new_session=True,
+                server = serve(
+                    port, env, log, workers=options.workers, threads=options.worker_threads
                 )
             wait_until_serving(base_url, server)
             worker_log = (Path(folder) / "worker.log").open("w")

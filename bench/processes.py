@@ -42,6 +42,23 @@ def free_port(preferred=8765):
         return probe.getsockname()[1]
 
 
+def serve(port, env, log, *, workers, threads=1):
+    """gunicorn serving the site on 127.0.0.1:`port` in a session of its own, its errors
+    to `log` (a file, or DEVNULL); wait_until_serving tells when it answers."""
+    return subprocess.Popen(
+        [
+            *(sys.executable, "-m", "gunicorn", "incidentlib.wsgi"),
+            *(f"--bind=127.0.0.1:{port}", f"--workers={workers}", f"--threads={threads}"),
+            "--timeout=60",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        start_new_session=True,
+    )
+
+
 def wait_until_serving(base_url, server, deadline=60):
     stop = time.monotonic() + deadline
     while time.monotonic() < stop:
