@@ -30,6 +30,7 @@ PARTS = (
     ("worker", lambda line: "db_worker" in line),
 )
 OTHER, GONE = "other processes", "gone or unnamed"
+KINDS = ("reads only", "corrections")  # the slices `table` sets side by side
 
 
 def part_of(command_line):
@@ -99,10 +100,11 @@ def spent(before, after):
 def table(kinds):
     """Markdown rows: CPU seconds a second of each part under each kind of slice, the
     difference (corrections come one a second, so it is also CPU ms a change), and each
-    part's CPU per request served. `kinds` maps "reads only" and "corrections" to
-    (Counter of CPU seconds, seconds measured, requests served)."""
-    (reads, reads_seconds, reads_served) = kinds["reads only"]
-    (writes, writes_seconds, writes_served) = kinds["corrections"]
+    part's CPU per request served. `kinds` maps each of KINDS to (Counter of CPU seconds,
+    seconds measured, requests served)."""
+    (reads, reads_seconds, reads_served), (writes, writes_seconds, writes_served) = (
+        kinds[kind] for kind in KINDS
+    )
     shown = [name for name, _ in PARTS] + [OTHER, GONE, "machine"]
     lines = [
         "| part | reads only, CPU s/s | corrections, CPU s/s | more, ms a change "

@@ -159,9 +159,6 @@ def report(rows, spending, *, cases, workers, options, mix, distinct, version, v
     return "\n".join(lines)
 
 
-CPU_KINDS = ("reads only", "corrections")
-
-
 def cpu_tables(spending):
     """Where the machine's CPU went in the measured slices of reads only and corrections,
     each mix over all its rounds (bench/cpu.py)."""
@@ -369,7 +366,7 @@ def main():
                 return started
 
             rows, reads = [], {}
-            spending = {walk: {kind: [] for kind in CPU_KINDS} for walk in walks}
+            spending = {walk: {kind: [] for kind in cpu.KINDS} for walk in walks}
             vacuumed = False
             writers = Path(folder) / "writers.log"
             writer_log = writers.open("w")
@@ -395,7 +392,7 @@ def main():
                             slice_seconds=options.slice,
                             settle_seconds=settle_for(walk, options),
                         )
-                        for kind, measured in zip(CPU_KINDS, slices, strict=True):
+                        for kind, measured in zip(cpu.KINDS, slices, strict=True):
                             spending[walk][kind].extend(measured)
                         alone, result = map(pooled, slices)
                         writes["corrections"].append(together(correcting.end("the editors")))
