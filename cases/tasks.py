@@ -117,10 +117,13 @@ def run_scheduled_transition(schedule_id):
 @task
 def rebuild_open_data():
     """The bulk file and the change feed, brought up to the current public content, below
-    the app servers' priority (as an import runs)."""
+    the app servers' priority (as an import runs). A worker that leads its own session (as
+    systemd or `setsid` start it) lowers the session too: under autogroup a niceness orders
+    only the processes of one session, and at 0 the build's second of CPU took a core from
+    the readers."""
     from cases import open_data
-    from cases.exchange.priority import below_readers
+    from cases.exchange.priority import below_readers, session_below_readers
 
-    with below_readers():
+    with session_below_readers(), below_readers():
         built = open_data.build()
     return None if built is None else {"version": built.version, "cases": built.cases}

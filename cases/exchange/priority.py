@@ -14,7 +14,8 @@ a command lowers its whole session while it runs (`session_below_readers`).
 """
 
 import os
-from contextlib import contextmanager, suppress
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
@@ -120,8 +121,9 @@ def _autogroup_niceness():
 
 @contextmanager
 def session_below_readers():
-    """For a command: lower this process's session, if the process leads it (it holds no
-    one else's work) and the kernel shares the CPU by sessions."""
+    """For a command, or the worker's build of the open data: lower this process's session
+    while it runs, if the process leads the session (it holds no one else's work) and the
+    kernel shares the CPU by sessions."""
     step = settings.IMPORT_NICENESS
     before = _autogroup_niceness()
     if not step or before is None or os.getsid(0) != os.getpid():
@@ -132,6 +134,14 @@ def session_below_readers():
         yield
     finally:
         if lowered:
-            # Raising it back needs privilege; without it, the session ends with us.
-            with suppress(OSError):
-                AUTOGROUP.write_text(str(before))
+            _restore_session(before)
+
+
+def _restore_session(niceness):
+    # Back to a niceness of 0 or more needs no privilege, but the kernel takes one change
+    # of an autogroup a tenth of a second from an unprivileged process: a short build would
+    # find the change back refused (EAGAIN), and leave a long-lived worker lowered.
+    for _attempt in range(3):
+        if _set_session(niceness):
+            return
+        time.sleep(0.11)

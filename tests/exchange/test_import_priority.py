@@ -92,6 +92,50 @@ def test_a_command_leading_its_own_session_lowers_the_session_while_it_imports()
         assert after == before
 
 
+REBUILD_PROBE = """
+import os, sys
+sys.path.insert(0, os.getcwd())
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings.test")
+import django
+django.setup()
+from django.conf import settings
+from cases import open_data
+from cases.exchange.priority import AUTOGROUP
+from cases.tasks import rebuild_open_data
+settings.IMPORT_NICENESS = 7
+seen = []
+open_data.build = lambda: seen.append(AUTOGROUP.read_text().split()[-1])
+before = AUTOGROUP.read_text().split()[-1]
+rebuild_open_data.call()
+print(before, seen[0], AUTOGROUP.read_text().split()[-1])
+"""
+
+
+@pytest.mark.skipif(
+    not os.path.exists("/proc/self/autogroup"), reason="the kernel shares no CPU by sessions"
+)
+def test_the_worker_leading_its_session_builds_the_open_data_with_the_session_lowered():
+    import subprocess
+    import sys
+
+    # The finding (#21): the worker, in a session of its own as `make load` and systemd
+    # start it, built the open data with only its thread niced, and took a core from the
+    # readers for each build's second of CPU.
+    environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    ran = subprocess.run(
+        [sys.executable, "-c", REBUILD_PROBE],
+        capture_output=True,
+        text=True,
+        start_new_session=True,
+        check=True,
+        timeout=60,
+        env=environment,
+    )
+    before, during, after = ran.stdout.split()
+    assert int(during) == min(int(before) + 7, 19)
+    assert after == before  # (back to 0 or more needs no privilege)
+
+
 def test_a_command_in_a_shared_session_leaves_the_session_alone(settings):
     from cases.exchange.priority import AUTOGROUP, session_below_readers
 
