@@ -87,11 +87,13 @@ def case_start_revision(*, case, user):
 
 def publish_revision(copy, *, approved):
     """Write an approved working copy's content into its published case, and delete the
-    copy. `approved(case)` sets the approval's own columns, written in the same save.
-    Return the published case (saved) and its content as stored: written from the copy's
-    content, it reads back as the copy did."""
-    live = Case.objects.locked().get(pk=copy.draft_of_id)
-    stored, normal, names = read_content(copy)
+    copy. The copy and its case were read for this, locked, in this transaction
+    (`transitions.locked_for(..., with_content=True)`). `approved(case)` sets the
+    approval's own columns, written in the same save. Return the published case (saved)
+    and its content as stored: written from the copy's content, it reads back as the copy
+    did."""
+    live = copy.draft_of
+    stored, normal, names = read_content(copy, read=True)
 
     def editorial_columns(case):
         case.last_edited_by_id = copy.last_edited_by_id

@@ -24,7 +24,7 @@ from django.utils.translation import gettext_lazy
 
 from cases.caching import public_content_changed
 from cases.catalogue.changes import states_before
-from cases.exchange.serialize import review_fields
+from cases.exchange.serialize import case_to_exchange, review_fields
 from cases.models import Case, CaseVersion
 
 from . import history, notifications
@@ -142,10 +142,18 @@ def available_transitions(user, case):
     return [t for t in TRANSITIONS.values() if refusal(user, t, case) is None]
 
 
-def locked_for(name, *, case, user, note):
-    """The case, locked for this transaction, once the transition is known to be allowed."""
+def locked_for(name, *, case, user, note, with_content=False):
+    """The case, locked for this transaction, once the transition is known to be allowed.
+    `with_content`: read with all its exchange form needs (`for_exchange`), and a pending
+    revision's case locked after it and read under that lock, for an approval, which
+    writes the one into the other and records the content."""
     transition = TRANSITIONS[name]
-    case = Case.objects.locked().select_related("draft_of").get(pk=case.pk)
+    if with_content:
+        case = Case.objects.for_exchange().locked().get(pk=case.pk)
+        if case.draft_of_id:
+            case.draft_of = Case.objects.locked().get(pk=case.draft_of_id)
+    else:
+        case = Case.objects.locked().select_related("draft_of").get(pk=case.pk)
     reason = refusal(user, transition, case)
     if reason:
         raise WorkflowError(reason)
@@ -205,7 +213,7 @@ def case_approve(*, case, user, note="", confirm_stale_korean=False):
     """
     note = (note or "").strip()
     with transaction.atomic():
-        case, transition = locked_for("approve", case=case, user=user, note=note)
+        case, transition = locked_for("approve", case=case, user=user, note=note, with_content=True)
         claim_end_with_review(case=case)
         if case.ko_stale:
             stale = stale_fields(case)
@@ -233,10 +241,12 @@ def case_approve(*, case, user, note="", confirm_stale_korean=False):
         before = states_before([case.draft_of_id or case.pk])
         if was_revision:  # the public case's row written once, with the review's columns
             published, content = publish_revision(case, approved=approved)
+            content = {**content, **review_fields(published)}
         else:
-            published, content = case, None
+            published = case
             approved(published)
             published.save()
+            content = case_to_exchange(published)  # (read with its content, above)
         recorded = log(
             published,
             transition.audit_code,
@@ -247,8 +257,6 @@ def case_approve(*, case, user, note="", confirm_stale_korean=False):
             pending=was_revision,
         )
         notifications.transition_recorded(recorded)
-        if content is not None:  # what the revision wrote, and what the approval set
-            content = {**content, **review_fields(published)}
         history.snapshot(published, user=user, event=CaseVersion.Event.APPROVED, content=content)
         public_content_changed(before)
         return published
