@@ -430,6 +430,8 @@ def main():
                 )
                 rows.append(row(walk, phase, combined([(result, reads[walk])]), note))
             errors = sum(figure["errors"] for figure in every)
+            if errors:  # (what the server said of them goes with the folder)
+                show_logs(server_log, writers, Path(folder) / "worker.log")
             section = report(
                 rows,
                 spending,
@@ -442,10 +444,7 @@ def main():
                 vacuumed=vacuumed,
             )
         except BaseException:
-            for name, path in [("gunicorn", server_log), ("editors' and imports'", writers)]:
-                if path and path.exists():
-                    log = path.read_text(errors="replace").splitlines()
-                    print(f"{name} log, last lines:", *log[-20:], sep="\n", file=sys.stderr)
+            show_logs(server_log, writers)
             raise
         finally:
             for process in background:
@@ -456,6 +455,15 @@ def main():
     print(section)
     if errors:
         raise SystemExit(f"{errors} error(s) under load")
+
+
+def show_logs(*paths, lines=40):
+    """The last lines of the run's logs (gunicorn's, the editors' and imports', the
+    worker's), to standard error."""
+    for path in paths:
+        if path and path.exists():
+            log = path.read_text(errors="replace").splitlines()
+            print(f"{path.name}, last lines:", *log[-lines:], sep="\n", file=sys.stderr)
 
 
 if __name__ == "__main__":
