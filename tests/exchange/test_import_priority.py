@@ -69,27 +69,38 @@ print(before, during, AUTOGROUP.read_text().split()[-1])
 """
 
 
-@pytest.mark.skipif(
+needs_autogroup = pytest.mark.skipif(
     not os.path.exists("/proc/self/autogroup"), reason="the kernel shares no CPU by sessions"
 )
-def test_a_command_leading_its_own_session_lowers_the_session_while_it_imports():
+
+
+def sessions_niceness(probe):
+    """Run `probe` in a process leading a session of its own (as systemd and `setsid` start
+    commands and the worker), without the database; the three niceness values it prints:
+    its session's before, during and after the work."""
     import subprocess
     import sys
 
-    # The finding: under `make load` the import, in a session of its own, took as much CPU
-    # as all the app server's workers, whatever its niceness.
+    environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     ran = subprocess.run(
-        [sys.executable, "-c", AUTOGROUP_PROBE],
+        [sys.executable, "-c", probe],
         capture_output=True,
         text=True,
         start_new_session=True,
         check=True,
         timeout=60,
+        env=environment,
     )
-    before, during, after = ran.stdout.split()
-    assert int(during) == min(int(before) + 7, 19)
-    if os.geteuid() == 0:  # raising a priority back needs privilege
-        assert after == before
+    return [int(value) for value in ran.stdout.split()]
+
+
+@needs_autogroup
+def test_a_command_leading_its_own_session_lowers_the_session_while_it_imports():
+    # The finding: under `make load` the import, in a session of its own, took as much CPU
+    # as all the app server's workers, whatever its niceness.
+    before, during, after = sessions_niceness(AUTOGROUP_PROBE)
+    assert during == min(before + 7, 19)
+    assert after == before  # (back to 0 or more needs no privilege)
 
 
 REBUILD_PROBE = """
@@ -111,29 +122,14 @@ print(before, seen[0], AUTOGROUP.read_text().split()[-1])
 """
 
 
-@pytest.mark.skipif(
-    not os.path.exists("/proc/self/autogroup"), reason="the kernel shares no CPU by sessions"
-)
+@needs_autogroup
 def test_the_worker_leading_its_session_builds_the_open_data_with_the_session_lowered():
-    import subprocess
-    import sys
-
     # The finding (#21): the worker, in a session of its own as `make load` and systemd
     # start it, built the open data with only its thread niced, and took a core from the
     # readers for each build's second of CPU.
-    environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    ran = subprocess.run(
-        [sys.executable, "-c", REBUILD_PROBE],
-        capture_output=True,
-        text=True,
-        start_new_session=True,
-        check=True,
-        timeout=60,
-        env=environment,
-    )
-    before, during, after = ran.stdout.split()
-    assert int(during) == min(int(before) + 7, 19)
-    assert after == before  # (back to 0 or more needs no privilege)
+    before, during, after = sessions_niceness(REBUILD_PROBE)
+    assert during == min(before + 7, 19)
+    assert after == before
 
 
 def test_a_command_in_a_shared_session_leaves_the_session_alone(settings):
