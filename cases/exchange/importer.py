@@ -135,6 +135,11 @@ class ImportResult:
     terms: list = dataclasses.field(default_factory=list)
 
     @property
+    def written(self):
+        """How many cases the import wrote (created or updated)."""
+        return len(self.created) + len(self.updated)
+
+    @property
     def mapped_terms(self):
         return [choice for choice in self.terms if not choice.is_new]
 
@@ -296,8 +301,15 @@ class CaseImporter:
     # --- pass two: write ----------------------------------------------------
 
     def run(self, *, dry_run=False):
-        with exclusive_import(waiting=self.waiting), below_readers():
-            return self.validate_and_write(dry_run)
+        with exclusive_import(waiting=self.waiting):
+            with below_readers():
+                result = self.validate_and_write(dry_run)
+            # At the readers' priority: until it ends, their index-only scans of the new rows
+            # read the rows too, and at the import's, with readers keeping every core busy,
+            # it may take seconds (a backend below_readers could not raise back is closed).
+            if not dry_run and result.written >= ANALYZE_AFTER:
+                mark_rows_visible()
+            return result
 
     def validate_and_write(self, dry_run):
         total = self.validate()
@@ -331,7 +343,7 @@ class CaseImporter:
                     )
                 if dry_run:
                     raise _DryRunRollback
-                written = len(result.created) + len(result.updated)
+                written = result.written
                 if written >= ANALYZE_AFTER:
                     refresh_planner_statistics()
                 if written and before is None:
@@ -347,9 +359,7 @@ class CaseImporter:
                 elif written:
                     public_content_changed(before)
         except _DryRunRollback:
-            return result
-        if written >= ANALYZE_AFTER:
-            mark_rows_visible()
+            pass
         return result
 
     def states_before(self, total):
