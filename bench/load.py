@@ -268,7 +268,7 @@ def main():
     url, name = load_database_url()
     # Stopping by signal runs the clean-up below, as Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    server = server_log = writers = None
+    server = server_log = writers = worker_log = None
     background = []
     with tempfile.TemporaryDirectory(prefix="load-") as folder:
         env = {
@@ -323,9 +323,9 @@ def main():
                     port, env, log, workers=options.workers, threads=options.worker_threads
                 )
             wait_until_serving(base_url, server)
-            worker_log = (Path(folder) / "worker.log").open("w")
+            worker_log = Path(folder) / "worker.log"
             manage_py = [sys.executable, str(ROOT / "manage.py")]
-            background.append(start([*manage_py, "db_worker"], env, worker_log))
+            background.append(start([*manage_py, "db_worker"], env, worker_log.open("w")))
 
             every = []
 
@@ -431,7 +431,7 @@ def main():
                 rows.append(row(walk, phase, combined([(result, reads[walk])]), note))
             errors = sum(figure["errors"] for figure in every)
             if errors:  # (what the server said of them goes with the folder)
-                show_logs(server_log, writers, Path(folder) / "worker.log")
+                show_logs(server_log, writers, worker_log)
             section = report(
                 rows,
                 spending,
@@ -444,7 +444,7 @@ def main():
                 vacuumed=vacuumed,
             )
         except BaseException:
-            show_logs(server_log, writers)
+            show_logs(server_log, writers, worker_log)
             raise
         finally:
             for process in background:
