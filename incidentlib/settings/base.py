@@ -221,6 +221,10 @@ RENDER_AHEAD_PAGES = int(
     os.environ.get("RENDER_AHEAD_PAGES", "500" if os.environ.get("REDIS_URL") else "0")
 )
 RENDER_AHEAD_SECONDS = float(os.environ.get("RENDER_AHEAD_SECONDS", "60"))
+# A process freezes its heap after this many requests, and again every so many after, so
+# that full garbage collections walk only what came since (incidentlib/heap.py); 0: never.
+HEAP_FREEZE_AFTER = int(os.environ.get("HEAP_FREEZE_AFTER", "200"))
+HEAP_FREEZE_EVERY = int(os.environ.get("HEAP_FREEZE_EVERY", "20000"))
 
 # --- Security headers (every environment; HTTPS-only ones are in production.py) ---------
 

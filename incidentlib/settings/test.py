@@ -37,6 +37,7 @@ ADMIN_STATEMENT_TIMEOUT_MS = 0
 IMPORT_NICENESS = 0  # tests that need it set it; a niced thread cannot always be restored
 
 RENDER_AHEAD_PAGES = 0  # (tests/test_rendering_ahead.py turns it on)
+HEAP_FREEZE_AFTER = 0  # a test's objects are not a server's (tests/incidentlib/test_heap.py)
 # Tests of the bulk data turn its rebuilds on; others' tasks stay as they were.
 OPEN_DATA_REBUILD = False
 STORAGES["open_data"]["OPTIONS"]["location"] = tempfile.mkdtemp(prefix="il-open-data-")  # noqa: F405
