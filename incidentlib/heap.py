@@ -2,7 +2,7 @@
 
 A full collection walks every container object the process holds. A warmed worker holds
 well over a hundred thousand that live as long as it does (the apps, URL patterns,
-templates, the facet index), so each full pass paused a worker for 150 to 320 ms under
+templates, the facet index), so each full pass paused a worker for 108 to 322 ms under
 load, all four workers within seconds of each other (they allocate alike): the slowest
 answers of every `make load` row (bench/RESULTS.md). `gc.freeze()` moves what is alive
 into a generation the collector never walks, so later passes walk only what came since.
