@@ -94,6 +94,8 @@ def publish_revision(copy, *, approved):
     did."""
     live = copy.draft_of
     stored, normal, names = read_content(copy, read=True)
+    # (a correction of its text leaves its terms, steps, sources and links as they are)
+    as_stored = case_to_exchange(live)
 
     def editorial_columns(case):
         case.last_edited_by_id = copy.last_edited_by_id
@@ -107,6 +109,7 @@ def publish_revision(copy, *, approved):
         korean_changed=(),
         also=editorial_columns,
         names=names,
+        stored=as_stored,
     )
     copy.delete()
     return live, stored

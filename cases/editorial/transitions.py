@@ -149,9 +149,7 @@ def locked_for(name, *, case, user, note, with_content=False):
     writes the one into the other and records the content."""
     transition = TRANSITIONS[name]
     if with_content:
-        case = Case.objects.for_exchange().locked().get(pk=case.pk)
-        if case.draft_of_id:
-            case.draft_of = Case.objects.locked().get(pk=case.draft_of_id)
+        case = read_locked_with_content(case)
     else:
         case = Case.objects.locked().select_related("draft_of").get(pk=case.pk)
     reason = refusal(user, transition, case)
@@ -162,6 +160,23 @@ def locked_for(name, *, case, user, note, with_content=False):
             _("“%(action)s” needs a note saying why.") % {"action": transition.label}
         )
     return case, transition
+
+
+def read_locked_with_content(case):
+    """The case read with its content (`for_exchange`) and locked; a pending revision's case
+    too, in the same queries, since an approval compares the two. Locked in the order of
+    their keys, as two approvals of the same revision ask them."""
+    pks = [case.pk, case.draft_of_id] if case.draft_of_id else [case.pk]
+    read = {
+        found.pk: found
+        for found in Case.objects.for_exchange().locked().filter(pk__in=pks).order_by("pk")
+    }
+    if case.pk not in read:
+        raise Case.DoesNotExist(f"No case {case.pk}")
+    case = read[case.pk]
+    if case.draft_of_id:
+        case.draft_of = read.get(case.draft_of_id) or Case.objects.locked().get(pk=case.draft_of_id)
+    return case
 
 
 def _transition(name, *, case, user, note=""):

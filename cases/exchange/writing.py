@@ -353,7 +353,22 @@ def names_of(case):
     return {case.org.slug: case.org}, terms
 
 
-def write_case(case, data, *, translation_basis=None, korean_changed=None, also=None, names=None):
+# The parts of a case's normal form written as rows of their own (replace_children,
+# write_links) rather than as its columns.
+CHILD_FIELDS = (*LIST_VOCABULARIES, "remediation", "action_items", "sources")
+LINK_FIELDS = ("related", "recurrence_of")
+
+
+def write_case(
+    case,
+    data,
+    *,
+    translation_basis=None,
+    korean_changed=None,
+    also=None,
+    names=None,
+    stored=None,
+):
     """Write one case's whole content from its normal form and save it.
 
     As for an import, every Korean text is taken as current, unless `translation_basis`
@@ -361,7 +376,10 @@ def write_case(case, data, *, translation_basis=None, korean_changed=None, also=
     `korean_changed` is (see editorial.translation_state). `also`, if given, sets the
     case's editorial columns before the save, so that the row is written once. `names`:
     the organisations and terms of the stored case `data` was read from (`names_of`),
-    which need not be looked up again.
+    which need not be looked up again. `stored`: the case's content as its rows hold it
+    (`case_to_exchange` of it read with `for_exchange`): its terms, steps and sources, and
+    its links, are written only if `data` changes them, since rewriting a row rewrites its
+    index entries and costs the database more than comparing them costs us.
     """
     orgs, terms = names or ({}, {})
     if data["org_slug"] not in orgs:
@@ -383,6 +401,13 @@ def write_case(case, data, *, translation_basis=None, korean_changed=None, also=
     remember_words(word for word in case.search_text.split() if word not in known)
     # A row just inserted (a revision's working copy) has no children to replace.
     new = {case.pk} if created else frozenset()
-    replace_children([(case.pk, data)], terms, new=new)
-    write_links([link_of(case.pk, data)], new=new)
+    if not unchanged(stored, data, CHILD_FIELDS):
+        replace_children([(case.pk, data)], terms, new=new)
+    if not unchanged(stored, data, LINK_FIELDS):
+        write_links([link_of(case.pk, data)], new=new)
     return case
+
+
+def unchanged(stored, data, fields):
+    """Whether the stored content (None: not known) has these fields as `data` gives them."""
+    return stored is not None and all(stored[field] == data[field] for field in fields)
