@@ -76,19 +76,30 @@ class CaseQuerySet(models.QuerySet):
 
     def for_exchange(self):
         """Everything the exchange format needs, fetched in a fixed number of queries."""
-        return self.select_related("org", "root_cause", "recurrence_of").prefetch_related(
-            models.Prefetch(
-                "case_terms", queryset=CaseTerm.objects.select_related("term").order_by("position")
-            ),
-            models.Prefetch("steps", queryset=CaseStep.objects.order_by("kind", "position")),
-            models.Prefetch("sources", queryset=Source.objects.order_by("position")),
-            # A related case is written by its id alone: its long texts stay unread.
-            models.Prefetch(
-                "outgoing_relations",
-                queryset=CaseRelation.objects.select_related("to_case")
-                .only("from_case", "to_case__public_id", "position")
-                .order_by("position"),
-            ),
+        # A recurrence is written by its id alone: its sixty other columns stay unread.
+        unread = [
+            f"recurrence_of__{field.attname}"
+            for field in self.model._meta.concrete_fields
+            if field.attname not in ("id", "public_id")
+        ]
+        return (
+            self.select_related("org", "root_cause", "recurrence_of")
+            .defer(*unread)
+            .prefetch_related(
+                models.Prefetch(
+                    "case_terms",
+                    queryset=CaseTerm.objects.select_related("term").order_by("position"),
+                ),
+                models.Prefetch("steps", queryset=CaseStep.objects.order_by("kind", "position")),
+                models.Prefetch("sources", queryset=Source.objects.order_by("position")),
+                # A related case is written by its id alone: its long texts stay unread.
+                models.Prefetch(
+                    "outgoing_relations",
+                    queryset=CaseRelation.objects.select_related("to_case")
+                    .only("from_case", "to_case__public_id", "position")
+                    .order_by("position"),
+                ),
+            )
         )
 
 
