@@ -81,11 +81,13 @@ def test_a_correction_takes_a_bounded_number_of_queries(bundled, editor, reviewe
     have, the states before and after a change take three queries each, not four, and the
     authors since the last approval are asked in one. 67 (63) since the approval reads its
     public case with the revision, in the same queries, and writes the terms, steps,
-    sources and links only of a revision that changes them."""
+    sources and links only of a revision that changes them; on PostgreSQL 47 since the
+    working copy is deleted in one statement, not seventeen (cases.deletion)."""
     case = bundled[3]
     with CaptureQueriesContext(connection) as queries:
         correct(case, editor, reviewer, summary="Corrected once.")
-    assert len(queries) <= 67, "\n".join(q["sql"][:150] for q in queries.captured_queries)
+    bound = 47 if connection.vendor == "postgresql" else 67
+    assert len(queries) <= bound, "\n".join(q["sql"][:150] for q in queries.captured_queries)
 
 
 def updates_of_row(queries, table, pk):
