@@ -3,7 +3,7 @@
 
 The finding (#21, point 3): an approval deleted the revision's working copy through the
 collector, seventeen statements compiled one by one for a row with next to nothing
-hanging on it, a sixth of a correction's work in the editor's process.
+hanging on it, a tenth of a correction's work in the editor's process.
 """
 
 import datetime
