@@ -357,7 +357,7 @@ def cached_response(request, version, view, *args, **kwargs):
     from cases.catalogue import search_checks  # (it imports the models)
 
     if RENDERED_AHEAD not in request.META:  # (ahead of a change: not yet committed)
-        search_checks.check_ahead(version)
+        search_checks.check_after_answer(version)
     full_path = request.get_full_path()
     key, digest = page_key(full_path)
     lock = rendering_lock(key, version)

@@ -156,3 +156,77 @@ def test_partial_searches_checked_together_are_what_a_fresh_render_makes(
         cache.clear()
         for url in searches:
             assert client.get(url).content == cached[url], (step, url)
+
+
+def served_through_wsgi(path):
+    """(status, body, close) of `path` as a WSGI server has it: the body is the answer the
+    reader gets; the server calls close() only after sending it (PEP 3333)."""
+    from wsgiref.util import setup_testing_defaults
+
+    from django.core.handlers.wsgi import WSGIHandler
+
+    environ = {"PATH_INFO": path, "REQUEST_METHOD": "GET", "HTTP_HOST": "testserver"}
+    setup_testing_defaults(environ)
+    statuses = []
+    body = WSGIHandler()(environ, lambda status, headers, *rest: statuses.append(status))
+    return statuses[0], b"".join(body), body.close
+
+
+def checked_at(url):
+    """The version at which the cached page of `url` is known good, as the cache says."""
+    from cases.caching import page_key, read_entry
+
+    entry, _token = read_entry(page_key(url)[0])
+    return entry[1]
+
+
+def test_the_first_answer_after_a_change_does_not_wait_for_the_searches_checks(
+    client, worded_library, people
+):
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    from cases.caching import public_version
+
+    for url in [*SEARCHES, "/en/cases/IL-0707/"]:
+        client.get(url)
+    approve_edit(worded_library[0], *people, summary_en="Nothing to find here.")
+    version = public_version()
+    # (as the test client does: a test's transaction must outlive the request)
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    try:
+        status, body, close = served_through_wsgi("/en/cases/IL-0707/")
+        # The finding (make load's hot set, a probe in gunicorn): the first reader after
+        # each change waited for the checks of every search page, up to 80 ms.
+        assert status == "200 OK" and b"IL-0707" in body
+        assert checked_at("/en/cases/?q=bravo") < version  # the answer is sent first
+        close()
+    finally:
+        for signal in (request_started, request_finished):
+            signal.connect(close_old_connections)
+    assert checked_at("/en/cases/?q=bravo") == version  # then they are checked
+
+
+def test_checks_that_fail_after_the_answer_are_logged_and_leave_the_pages_to_their_readers(
+    client, worded_library, people, monkeypatch, caplog
+):
+    from cases.catalogue import search_checks
+
+    for url in [*SEARCHES, "/en/cases/IL-0707/"]:
+        client.get(url)
+    approve_edit(worded_library[0], *people, summary_en="Nothing to find here.")
+
+    def broken(keys, version):
+        raise ConnectionError("the cache went away")
+
+    monkeypatch.setattr(search_checks, "mark_good", broken)
+    with caplog.at_level("ERROR", logger="cases.catalogue.search_checks"):
+        assert client.get("/en/cases/IL-0707/").status_code == 200
+    assert "Checking the cached search pages" in caplog.text
+    monkeypatch.undo()
+    # Unchecked, a search page is checked by its own reader, and is what a render makes.
+    assert client.get("/en/cases/?q=bravo")["X-Cache"] == "hit"
+    cached = client.get("/en/cases/?q=alpha").content
+    cache.clear()
+    assert client.get("/en/cases/?q=alpha").content == cached
