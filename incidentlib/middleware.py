@@ -69,6 +69,19 @@ def forget_the_timeout(sender, connection, **kwargs):
     connection.statement_timeout_ms = None  # a new session has the server's default
 
 
+@contextlib.contextmanager
+def statement_timeout(milliseconds):
+    """Queries within run on PostgreSQL with this statement timeout: a request's, and work
+    a public request leaves for after its answer (cases.catalogue.search_checks)."""
+    wanted = functools.partial(limited, milliseconds)
+    with contextlib.ExitStack() as stack:
+        for alias in settings.DATABASES:
+            connection = connections[alias]
+            if connection.vendor == "postgresql":
+                stack.enter_context(connection.execute_wrapper(wanted))
+        yield
+
+
 class StatementTimeoutMiddleware:
     """Each request's queries on PostgreSQL run with its statement timeout (see above)."""
 
@@ -78,10 +91,5 @@ class StatementTimeoutMiddleware:
     def __call__(self, request):
         if RENDERED_AHEAD in request.META:  # in an import's transaction, under its limit
             return self.get_response(request)
-        wanted = functools.partial(limited, statement_timeout_for(request))
-        with contextlib.ExitStack() as stack:
-            for alias in settings.DATABASES:
-                connection = connections[alias]
-                if connection.vendor == "postgresql":
-                    stack.enter_context(connection.execute_wrapper(wanted))
+        with statement_timeout(statement_timeout_for(request)):
             return self.get_response(request)

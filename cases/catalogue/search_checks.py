@@ -15,6 +15,7 @@ import logging
 import threading
 from collections import OrderedDict
 
+from django.conf import settings
 from django.core.cache import cache
 from django.core.signals import request_finished
 from django.db import router
@@ -78,8 +79,11 @@ def _check_after_answer(**kwargs):
     if version is None:
         return
     _after_answer.version = None
-    try:
-        check_ahead(version)
+    from incidentlib.middleware import statement_timeout  # (it imports the caching)
+
+    try:  # (a public request's work, under its limit, on whatever connection is left)
+        with statement_timeout(settings.PUBLIC_STATEMENT_TIMEOUT_MS):
+            check_ahead(version)
     except Exception:  # (the answer is sent: the log is the only one left to tell)
         logger.exception("Checking the cached search pages at version %s failed", version)
 

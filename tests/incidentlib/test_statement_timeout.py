@@ -94,3 +94,24 @@ def test_an_import_runs_with_its_own_limit_for_its_transaction(seed_case, write_
         importer.CaseImporter.write_all = real
     assert seen == ["123s"]
     assert current_timeout() != "123s"  # for the import's transaction only
+
+
+@override_settings(PUBLIC_STATEMENT_TIMEOUT_MS=1500)
+def test_the_search_checks_after_an_answer_run_under_the_public_limit(client, monkeypatch):
+    """The checks a public request leaves for after its answer (cases.catalogue.
+    search_checks) run outside its middleware, on whatever connection is left: one renewed
+    at its age limit has the server's default, no limit at all."""
+    from cases.catalogue import search_checks
+
+    limits = []
+
+    def check_ahead(version):
+        with connection.connection.cursor() as cursor:  # (a renewed session, as the driver has it)
+            cursor.execute("SET statement_timeout = 0")
+        connection.statement_timeout_ms = None
+        limits.append(current_timeout())
+
+    monkeypatch.setattr(search_checks, "check_ahead", check_ahead)
+    CaseFactory(public_id="IL-0001")
+    assert client.get("/en/cases/IL-0001/").status_code == 200
+    assert limits == ["1500ms"]
