@@ -19,12 +19,13 @@ def query_words(query):
     return [word for clause in parse(query).clauses for word in clause.own.words][: MAX_CLAUSES * 4]
 
 
-def matching_entries(plan, using):
-    """The search entries of the public cases that `plan` finds, with their `relevance`."""
+def matching_entries(plan, using, *, few=False):
+    """The search entries of the public cases that `plan` finds, with their `relevance`
+    (`few`: to be narrowed to a few cases by key, cases.search.matching.apply_plan)."""
     from cases.models import SearchEntry
 
     entries = SearchEntry.objects.using(using).public_for_search()
-    return apply_plan(entries, plan, connections[using].vendor)
+    return apply_plan(entries, plan, connections[using].vendor, few=few)
 
 
 # The SQL of a plan's matches, by (plan, ordering, database): a cached search page asks
@@ -41,7 +42,7 @@ def _found(plan, ordering, using):
     found = _found_sql.get(key)
     if found is None:
         columns = [name.lstrip("-") for name in ordering]
-        rows = matching_entries(plan, using).values_list("case_id", *columns)
+        rows = matching_entries(plan, using, few=True).values_list("case_id", *columns)
         found = rows.query.sql_with_params()
         if len(_found_sql) >= FOUND_SQL_KEPT:
             _found_sql.clear()

@@ -2,6 +2,7 @@
 keeps each plan's SQL: its answers must stay those of the query built afresh, for every
 plan, whichever plans were asked before."""
 
+import dataclasses
 import datetime
 
 import pytest
@@ -10,7 +11,7 @@ from cases.catalogue.ranking import comparable
 from cases.models import Case
 from cases.search import query as search_query
 from cases.search.parsing import parse
-from tests.factories import CaseFactory, OrganisationFactory
+from tests.factories import CaseFactory, OrganisationFactory, TermFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -83,3 +84,21 @@ def test_a_draft_is_never_found(cases):
     assert search_query.order_keys(parse("database"), [draft.pk], ORDERINGS[0], "default") == {}
     found = search_query.order_keys(parse("database"), [cases[0].pk], ORDERINGS[0], "default")
     assert list(found) == [cases[0].pk]
+
+
+def test_a_named_terms_weight_is_the_same_for_a_few_cases_as_in_the_list(cases):
+    """A cached page's check scores the few changed cases with a lookup of each one's terms,
+    the list with the term's cases read whole: both must rank alike."""
+    term = TermFactory(slug="database-term", label_en="Database")
+    tagged, untagged = cases[1], cases[2]  # both say "database"; one carries the term
+    tagged.case_terms.create(term=term)
+    plan = parse("database")
+    plan = dataclasses.replace(
+        plan, clauses=(dataclasses.replace(plan.clauses[0], terms=frozenset({term.pk})),)
+    )
+    ordering = ORDERINGS[0]
+    pks = [tagged.pk, untagged.pk]
+    found = search_query.order_keys(plan, pks, ordering, "default")
+    listed = built_afresh(plan, pks, ordering)
+    assert {pk: comparable(v) for pk, v in found.items()} == listed
+    assert listed[tagged.pk][0] > listed[untagged.pk][0]  # the term's weight counted
