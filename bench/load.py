@@ -33,6 +33,7 @@ from processes import (
     ensure_wrk,
     finish,
     free_port,
+    rendered_ahead_of,
     run_wrk,
     serve,
     start,
@@ -422,11 +423,11 @@ def main():
                 )
                 background.append(importing)
                 result = measure(walk)(options.duration, until=importing)
-                finish(importing, "the import")
+                said = finish(importing, "the import")
                 phase = PHASES["import"].format(count=options.import_count)
                 note = (
                     f"the import took {result['background_s']:.0f} s; measured until "
-                    f"{AFTER} s after it ended"
+                    f"{AFTER} s after it ended; {rendered_ahead_of(said)}"
                 )
                 rows.append(row(walk, phase, combined([(result, reads[walk])]), note))
             errors = sum(figure["errors"] for figure in every)

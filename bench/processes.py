@@ -214,6 +214,14 @@ def finish(process, what, timeout=STEP_TIMEOUT):
     return output
 
 
+def rendered_ahead_of(output):
+    """What an import said of the most-read pages it rendered before its commit
+    (`import_cases` prints it; cases.rendering_ahead), for its row's note: how many pages
+    readers did not have to render after the commit."""
+    found = re.search(r"^Most-read pages rendered before the commit: (.*)$", output, re.M)
+    return f"pages rendered ahead: {found.group(1)}" if found else "no page rendered ahead"
+
+
 def writes_of(output):
     """The WRITES figures a writer printed (bench/writer.py)."""
     return json.loads(re.search(r"^WRITES (\{.*\})$", output, re.M).group(1))

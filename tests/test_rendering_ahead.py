@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django.utils import translation
 
+from bench.processes import rendered_ahead_of
 from cases import rendering_ahead
 from cases.caching import page_key, public_version, read_entry, rendering_lock
 from cases.catalogue import sharing
@@ -197,6 +198,14 @@ def test_the_import_command_says_what_it_rendered_ahead(
         for line in said
     )
     assert said[-1].startswith("created 1")  # (still the last line, for scripts)
+    # make load's import rows say it too (bench/load.py)
+    assert rendered_ahead_of(stdout.getvalue()).startswith(
+        "pages rendered ahead: 3 (0 still good, 0 failed) in "
+    )
+
+
+def test_make_load_says_so_of_an_import_that_rendered_nothing_ahead():
+    assert rendered_ahead_of("created 3, updated 0\n") == "no page rendered ahead"
 
 
 def test_a_page_rendered_ahead_reads_the_primary_where_readers_read_a_replica(settings):
