@@ -26,6 +26,7 @@ from functools import partial
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -102,9 +103,9 @@ def reviewers():
     return users.filter(is_staff=True)
 
 
-def recipients(transition, case):
+def recipients(transition, case=None):
     """Who is told of this step of this case (the case in review: a pending revision's
-    working copy, while it exists)."""
+    working copy, while it exists; a submission's reviewers need none)."""
     User = get_user_model()
     if transition.action == PREFIX + "submitted":
         users = reviewers()
@@ -125,11 +126,15 @@ def case_editors(root):
 
 def case_in_review(transition):
     """The case a step was about: a pending revision's working copy while it exists (its
-    step is recorded under the published case), else the case; None if it was deleted."""
-    case = transition.case
-    if case is not None and transition.pending_revision:
-        return Case.objects.filter(draft_of=case).first() or case
-    return case
+    step is recorded under the published case), else the case; None if it was deleted.
+    One query: the two rows at once."""
+    if transition.case_id is None:
+        return None
+    if not transition.pending_revision:
+        return Case.objects.filter(pk=transition.case_id).first()
+    found = Case.objects.filter(Q(pk=transition.case_id) | Q(draft_of_id=transition.case_id))
+    found = sorted(found, key=lambda case: case.draft_of_id is None)  # the copy first
+    return found[0] if found else None
 
 
 # --- what -------------------------------------------------------------------------------
@@ -162,13 +167,23 @@ def in_their_language(recipient):
 def transition_mail(transition_id):
     """The emails a recorded step sends, one a recipient; none if it sends none or its
     case is gone."""
-    transition = CaseTransition.objects.select_related("user", "case").get(pk=transition_id)
-    if transition.action not in NOTICES or transition.case is None:
+    transition = CaseTransition.objects.select_related("user").get(pk=transition_id)
+    if transition.action not in NOTICES or transition.case_id is None:
         return []
-    case = case_in_review(transition)
+    # A case's row is some sixty columns: read once, and for a submission (its reviewers
+    # are told) only if somebody is.
+    case = None
+    if transition.action != PREFIX + "submitted":
+        case = case_in_review(transition)
+        if case is None:
+            return []
+    people = recipients(transition, case)
+    case = case or (case_in_review(transition) if people else None)
+    if case is None:
+        return []
     subject, headline = NOTICES[transition.action]
     messages = []
-    for recipient in recipients(transition, case):
+    for recipient in people:
         with in_their_language(recipient):
             names = {
                 "id": case.public_id,
