@@ -21,7 +21,7 @@ PYTHON ?= $(shell for candidate in python3 python3.14 python3.13 python3.12; do 
 run: install load-data
 	@echo "Serving http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/) with a background worker. Ctrl-C stops both."
 	@export SITE_URL="$${SITE_URL:-http://$(HOST):$(PORT)}"; \
-	$(PY) manage.py db_worker & worker=$$!; \
+	$(PY) manage.py run_worker & worker=$$!; \
 	trap 'wait $$worker' INT; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT; \
 	$(PY) manage.py runserver $(HOST):$(PORT)

@@ -27,7 +27,7 @@ PARTS = (
     ("Redis", lambda line: "redis-server" in line),
     ("wrk", lambda line: line.startswith("wrk")),
     ("editors", lambda line: "bench/writer.py" in line),
-    ("worker", lambda line: "db_worker" in line),
+    ("worker", lambda line: "run_worker" in line or "db_worker" in line),
 )
 OTHER, GONE = "other processes", "gone or unnamed"
 KINDS = ("reads only", "corrections")  # the slices `table` sets side by side

@@ -145,9 +145,9 @@ def report(rows, spending, *, cases, workers, options, mix, distinct, version, v
         f"reviewer approves it. {options.editors} editors work at once, each at its share "
         "of the rate on its share of the cases, in sessions of their own below the readers' "
         "priority, as the editors' app server runs (incidentlib.wsgi_editors). "
-        "The background worker (`manage.py db_worker`, as `make run` starts it) runs beside "
-        "the server: it sends the editors' emails and rebuilds the open data a while after "
-        "changes (`OPEN_DATA_REBUILD_DELAY`, cases.open_data). "
+        "The background worker (`manage.py run_worker`, as `make run` starts it) runs beside "
+        "the server, below the readers' priority: it sends the editors' emails and rebuilds "
+        "the open data a while after changes (`OPEN_DATA_REBUILD_DELAY`, cases.open_data). "
         "The import: `manage.py import_cases` of generated cases in a "
         "session of its own, as `setsid` or systemd would start it, started with the row; "
         f"the row lasts until {AFTER} s after it ends (its commit renews every page), and at "
@@ -326,7 +326,7 @@ def main():
             wait_until_serving(base_url, server)
             worker_log = Path(folder) / "worker.log"
             manage_py = [sys.executable, str(ROOT / "manage.py")]
-            background.append(start([*manage_py, "db_worker"], env, worker_log.open("w")))
+            background.append(start([*manage_py, "run_worker"], env, worker_log.open("w")))
 
             every = []
 

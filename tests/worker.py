@@ -1,4 +1,4 @@
-"""Background tasks in a test: the real worker (`manage.py db_worker`) in batch mode, in
+"""Background tasks in a test: the real worker (`manage.py run_worker`) in batch mode, in
 this process, and time that passes for the tasks that wait."""
 
 import io
@@ -46,7 +46,7 @@ def _run_batch():
     try:
         with no_closing:
             call_command(
-                "db_worker",
+                "run_worker",
                 batch=True,
                 interval=0,
                 startup_delay=False,

@@ -1,6 +1,7 @@
 """An import runs below the public site's priority: on a machine it shares with the app
 servers it takes the CPU they leave, and readers keep their speed while it runs. So does the
-app server that serves the editors (incidentlib.wsgi_editors: `process_below_readers`).
+app server that serves the editors (incidentlib.wsgi_editors: `process_below_readers`), and
+the background worker (`manage.py run_worker`).
 
 The importing thread is niced by settings.IMPORT_NICENESS; so is its PostgreSQL backend
 when the server is on this machine and the operating system lets us (as root, or as the
@@ -86,13 +87,13 @@ def _set_session(niceness):
 
 
 def process_below_readers(step):
-    """For a process that serves editors, for as long as it lives: lower it by `step`,
-    its session too if the session is its own or its app server's (gunicorn's master
-    leads it, as systemd or `setsid` start it), and each PostgreSQL backend it opens, where
-    the operating system allows. Readers' app servers then take the CPU first: an editor's
-    save or approval (about a hundred queries, a tenth of a second of CPU) waits for them
-    rather than they for it. Nothing is raised back; a process that raised a priority it
-    lowered would need privilege."""
+    """For a process that serves editors or runs background tasks, for as long as it
+    lives: lower it by `step`, its session too if the session is its own or its app
+    server's (gunicorn's master leads it, as systemd or `setsid` start it), and each
+    PostgreSQL backend it opens, where the operating system allows. Readers' app servers
+    then take the CPU first: an editor's save or approval (about a hundred queries, a tenth
+    of a second of CPU) waits for them rather than they for it. Nothing is raised back; a
+    process that raised a priority it lowered would need privilege."""
     if not step:
         return
     _lower(0, step)

@@ -125,6 +125,9 @@ IMPORT_NICENESS = int(os.environ.get("IMPORT_NICENESS", "19"))
 # every core, a correction took 3.3 s and two editors kept 0.6 a second; at 10, 0.5 s, one a
 # second kept, and readers lost no more (bench/RESULTS.md, "Editors' sessions at 10").
 EDITORS_NICENESS = int(os.environ.get("EDITORS_NICENESS", "10"))
+# How much lower the background worker runs (`manage.py run_worker`); 0: not. Its emails,
+# scheduled steps and open data wait for no reader, as the editors' server does.
+WORKER_NICENESS = int(os.environ.get("WORKER_NICENESS", "10"))
 
 ROOT_URLCONF = "incidentlib.urls"
 WSGI_APPLICATION = "incidentlib.wsgi.application"

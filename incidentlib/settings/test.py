@@ -35,6 +35,7 @@ READ_REPLICA_ENABLED = False
 PUBLIC_STATEMENT_TIMEOUT_MS = 0
 ADMIN_STATEMENT_TIMEOUT_MS = 0
 IMPORT_NICENESS = 0  # tests that need it set it; a niced thread cannot always be restored
+WORKER_NICENESS = 0  # (the tests' worker runs in the tests' process: tests/worker.py)
 
 RENDER_AHEAD_PAGES = 0  # (tests/test_rendering_ahead.py turns it on)
 HEAP_FREEZE_AFTER = 0  # a test's objects are not a server's (tests/incidentlib/test_heap.py)

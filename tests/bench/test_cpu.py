@@ -22,6 +22,7 @@ from bench import cpu
         ("/usr/bin/redis-server 127.0.0.1:6379", "Redis"),
         ("wrk --threads=2 --connections=8", "wrk"),
         ("/venv/bin/python /work/main/bench/writer.py --mode corrections", "editors"),
+        ("/venv/bin/python /work/main/manage.py run_worker", "worker"),
         ("/venv/bin/python /work/main/manage.py db_worker", "worker"),
         ("/usr/bin/python3 bench/load.py", cpu.OTHER),
     ],

@@ -6,80 +6,27 @@ the broad mix, on 2026-12-04).
 """
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from django.db import connection
+
+from tests.priority_probe import AUTOGROUP, reported, run_probe
 
 pytestmark = pytest.mark.django_db
 
-ROOT = Path(__file__).resolve().parents[2]
-AUTOGROUP = Path("/proc/self/autogroup")
-
-# Loads the editors' WSGI application as gunicorn's worker would, then opens a connection:
-# its own niceness, its session's, and its PostgreSQL backend's (or -).
+# Loads the editors' WSGI application as gunicorn's worker would, then opens a connection.
 PROBE = """
-import os, sys
-sys.path.insert(0, os.getcwd())
-from pathlib import Path
-group = Path("/proc/self/autogroup")
-session = lambda: group.read_text().split()[-1] if group.exists() else "-"
 before = session()
 import incidentlib.wsgi_editors
-from django.db import connection
-backend = "-"
-if connection.vendor == "postgresql" and (connection.settings_dict["HOST"] or "") in (
-    "", "localhost", "127.0.0.1", "::1"
-):
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        backend = os.getpriority(os.PRIO_PROCESS, cursor.fetchone()[0])
-print(os.getpriority(os.PRIO_PROCESS, 0), before, session(), backend)
-"""
-
-
-# Runs the command it is given, and passes on what it printed and how it ended.
-RELAY = """
-import subprocess, sys
-ran = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-sys.stdout.write(ran.stdout)
-sys.stderr.write(ran.stderr)
-sys.exit(ran.returncode)
+report(before)
 """
 
 
 def probe(*, shared_session=False, niceness=6):
-    """What PROBE printed; `niceness` None: EDITORS_NICENESS left to its default."""
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "incidentlib.settings.test"}
-    env.pop("EDITORS_NICENESS", None)
-    if niceness is not None:
-        env["EDITORS_NICENESS"] = str(niceness)
-    if connection.vendor == "postgresql":  # (the test database: it exists)
-        settings = connection.settings_dict
-        env["DATABASE_URL"] = (
-            f"postgres://{settings['USER']}:{settings['PASSWORD']}@{settings['HOST'] or ''}"
-            f":{settings['PORT'] or 5432}/{settings['NAME']}"
-        )
-    command = [sys.executable, "-c", PROBE]
-    if shared_session:
-        # A worker of an app server started in a session it shares: the session's leader
-        # is neither the worker nor its parent.
-        command = [sys.executable, "-c", RELAY, sys.executable, "-c", RELAY, *command]
-    ran = subprocess.run(
-        command,
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        start_new_session=True,  # however the tests themselves were started
-        timeout=120,
+    """What PROBE reported; `niceness` None: EDITORS_NICENESS left to its default."""
+    output = run_probe(
+        PROBE, environment={"EDITORS_NICENESS": niceness}, shared_session=shared_session
     )
-    assert ran.returncode == 0, ran.stderr
-    own, before, after, backend = ran.stdout.split()
-    return int(own), before, after, backend
+    return reported(output)
 
 
 def test_the_editors_server_its_session_and_its_database_backends_run_below_readers():
