@@ -178,7 +178,9 @@ def transition_mail(transition_id):
         if case is None:
             return []
     people = recipients(transition, case)
-    case = case or (case_in_review(transition) if people else None)
+    if not people:
+        return []
+    case = case or case_in_review(transition)
     if case is None:
         return []
     subject, headline = NOTICES[transition.action]
