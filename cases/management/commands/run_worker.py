@@ -1,10 +1,10 @@
 """The background worker as the site runs it: django-tasks-db's `db_worker`, below the
 readers' priority.
 
-Its work is never a reader's wait: emails, scheduled steps (a minute's grain), the open
-data a minute after changes. At the readers' priority, in a session of its own (as systemd
-or `setsid` start it), each correction's two emails' tasks took the CPU as all of an app
-server's workers together would, at once. So it lowers itself, its session where it leads
+No reader waits for its work: emails, scheduled steps (a minute's grain), the open data a
+minute after changes. At the readers' priority, in a session of its own (as systemd or
+`setsid` start it), it ran each correction's two emails' tasks with the weight of all of
+an app server's workers together. So it lowers itself, its session where it leads
 it and its PostgreSQL backends by WORKER_NICENESS, as the editors' app server does
 (cases.exchange.priority.process_below_readers).
 """
