@@ -20,14 +20,9 @@ def session():
     return group.read_text().split()[-1] if group.exists() else "-"
 
 def backend_niceness():
-    from django.db import connection
-    if connection.vendor != "postgresql" or (connection.settings_dict["HOST"] or "") not in (
-        "", "localhost", "127.0.0.1", "::1"
-    ):
-        return "-"
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        return os.getpriority(os.PRIO_PROCESS, cursor.fetchone()[0])
+    from cases.exchange.priority import _database_backend
+    backend = _database_backend()
+    return os.getpriority(os.PRIO_PROCESS, backend) if backend else "-"
 
 def report(before):
     print(os.getpriority(os.PRIO_PROCESS, 0), before, session(), backend_niceness())
@@ -44,8 +39,9 @@ sys.exit(ran.returncode)
 
 
 def run_probe(code, *, environment=None, shared_session=False):
-    """What `code` printed, run after REPORT's functions (os, sys and Path imported, the
-    working directory on the path); `environment`: variables to set (None: to unset)."""
+    """What `code` reported (REPORT's `report`): (own niceness, session's before, session's
+    after, backend's). It runs after REPORT's functions, with os, sys and Path imported and
+    the working directory on the path; `environment`: variables to set (None: to unset)."""
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "incidentlib.settings.test"}
     for name, value in (environment or {}).items():
         env.pop(name, None)
@@ -74,10 +70,5 @@ def run_probe(code, *, environment=None, shared_session=False):
         timeout=120,
     )
     assert ran.returncode == 0, ran.stderr
-    return ran.stdout
-
-
-def reported(output):
-    """(own niceness, session's before, session's after, backend's) from REPORT's line."""
-    own, before, after, backend = output.split()
+    own, before, after, backend = ran.stdout.split()
     return int(own), before, after, backend

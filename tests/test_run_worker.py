@@ -12,7 +12,7 @@ import os
 import pytest
 from django.utils.autoreload import DJANGO_AUTORELOAD_ENV
 
-from tests.priority_probe import AUTOGROUP, reported, run_probe
+from tests.priority_probe import AUTOGROUP, run_probe
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +40,7 @@ call_command(
 def probe(*, niceness=6, batch=True, reload=False, reloaded=False, shared_session=False):
     code = PROBE.format(niceness=niceness, batch=batch, reload=reload)
     environment = {DJANGO_AUTORELOAD_ENV: "true" if reloaded else None}
-    return reported(run_probe(code, environment=environment, shared_session=shared_session))
+    return run_probe(code, environment=environment, shared_session=shared_session)
 
 
 def ours():

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from tests.priority_probe import AUTOGROUP, reported, run_probe
+from tests.priority_probe import AUTOGROUP, run_probe
 
 pytestmark = pytest.mark.django_db
 
@@ -23,10 +23,9 @@ report(before)
 
 def probe(*, shared_session=False, niceness=6):
     """What PROBE reported; `niceness` None: EDITORS_NICENESS left to its default."""
-    output = run_probe(
+    return run_probe(
         PROBE, environment={"EDITORS_NICENESS": niceness}, shared_session=shared_session
     )
-    return reported(output)
 
 
 def test_the_editors_server_its_session_and_its_database_backends_run_below_readers():
